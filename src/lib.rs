@@ -1,0 +1,10 @@
+//! Undercooked: an authoritative, event-sourced server for a co-op cooking game.
+//!
+//! A round is a log (`log`); the kitchen is a pure fold over it (`sim`); what players see
+//! is a projection of the folded state (`wire`); `bots` play from that projection; `cli`
+//! is the command line on top.
+
+pub mod log;
+pub mod round;
+pub mod sim;
+pub mod wire;

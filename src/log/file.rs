@@ -1,0 +1,185 @@
+//! The replay file: a write-ahead log of records.
+//!
+//! Layout: the 8-byte magic `UCREPLAY`, the format version (u16 little-endian), two
+//! reserved bytes, then records, each `len: u32 LE | crc32(payload): u32 LE | payload`
+//! with the payload a bincode (standard config) `Record`. A crash can only cut the file:
+//! a record that runs past the end is a *torn tail* (the prefix before it still replays),
+//! while a complete record whose checksum fails is *corruption*. The reader never panics.
+
+use super::records::Record;
+use std::fmt;
+use std::io::{self, Write};
+
+pub const MAGIC: &[u8; 8] = b"UCREPLAY";
+pub const FORMAT_VERSION: u16 = 1;
+pub const PREAMBLE_LEN: usize = 12;
+/// No record is anywhere near this big; a larger length is corruption, not a big record.
+pub const MAX_RECORD_LEN: u32 = 16 << 20;
+
+/// Appends records to any writer (a file, a buffer).
+pub struct ReplayWriter<W: Write> {
+    out: W,
+    scratch: Vec<u8>,
+    written: u64,
+}
+
+impl<W: Write> ReplayWriter<W> {
+    pub fn new(mut out: W) -> io::Result<ReplayWriter<W>> {
+        let mut preamble = [0u8; PREAMBLE_LEN];
+        preamble[..8].copy_from_slice(MAGIC);
+        preamble[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.write_all(&preamble)?;
+        Ok(ReplayWriter {
+            out,
+            scratch: Vec::new(),
+            written: PREAMBLE_LEN as u64,
+        })
+    }
+
+    pub fn append(&mut self, record: &Record) -> io::Result<()> {
+        self.scratch.clear();
+        let payload = bincode::serde::encode_to_vec(record, bincode::config::standard())
+            .map_err(io::Error::other)?;
+        self.scratch
+            .extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        self.scratch
+            .extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        self.scratch.extend_from_slice(&payload);
+        self.out.write_all(&self.scratch)?;
+        self.written += self.scratch.len() as u64;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// Why a file cannot be read at all (verify's exit 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub offset: usize,
+    /// The 0-based record number where it went wrong, when past the preamble.
+    pub record: Option<usize>,
+    pub reason: String,
+}
+
+impl fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.record {
+            Some(n) => write!(f, "record {n} at byte {}: {}", self.offset, self.reason),
+            None => write!(f, "byte {}: {}", self.offset, self.reason),
+        }
+    }
+}
+
+/// A file read as far as it goes.
+#[derive(Debug, Clone)]
+pub struct ReplayRead {
+    pub records: Vec<Record>,
+    /// The byte offset where a torn (incomplete) last record starts, if the file has one.
+    pub torn_at: Option<usize>,
+}
+
+/// Reads a whole replay. Corruption and foreign files are `Err`; a torn tail is not.
+pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
+    let bad = |offset, record, reason: String| Unreadable {
+        offset,
+        record,
+        reason,
+    };
+    if bytes.is_empty() {
+        return Err(bad(0, None, "the file is empty".into()));
+    }
+    if bytes.len() < PREAMBLE_LEN {
+        let is_prefix = MAGIC.starts_with(&bytes[..bytes.len().min(8)]);
+        let why = if is_prefix {
+            "the file ends inside its preamble"
+        } else {
+            "not an Undercooked replay (bad magic)"
+        };
+        return Err(bad(0, None, why.into()));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err(bad(0, None, "not an Undercooked replay (bad magic)".into()));
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version > FORMAT_VERSION {
+        return Err(bad(
+            8,
+            None,
+            format!("format version {version} is newer than this build reads ({FORMAT_VERSION})"),
+        ));
+    }
+    if version == 0 {
+        return Err(bad(8, None, "format version 0 does not exist".into()));
+    }
+    let mut records = Vec::new();
+    let mut at = PREAMBLE_LEN;
+    while at < bytes.len() {
+        let n = records.len();
+        let rest = &bytes[at..];
+        if rest.len() < 8 {
+            return Ok(ReplayRead {
+                records,
+                torn_at: Some(at),
+            });
+        }
+        let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
+        let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
+        if len > MAX_RECORD_LEN {
+            return Err(bad(
+                at,
+                Some(n),
+                format!("record length {len} is implausible (corrupt length field)"),
+            ));
+        }
+        let end = 8 + len as usize;
+        if rest.len() < end {
+            return Ok(ReplayRead {
+                records,
+                torn_at: Some(at),
+            });
+        }
+        let payload = &rest[8..end];
+        if crc32fast::hash(payload) != crc {
+            return Err(bad(
+                at,
+                Some(n),
+                "checksum mismatch (the record is corrupt)".into(),
+            ));
+        }
+        let record: Record =
+            match bincode::serde::decode_from_slice(payload, bincode::config::standard()) {
+                Ok((r, used)) if used == payload.len() => r,
+                Ok(_) => return Err(bad(at, Some(n), "record has trailing bytes".into())),
+                Err(e) => return Err(bad(at, Some(n), format!("record does not decode: {e}"))),
+            };
+        if (n == 0) != matches!(record, Record::Header(_)) {
+            let why = if n == 0 {
+                "the first record is not a Header"
+            } else {
+                "a second Header"
+            };
+            return Err(bad(at, Some(n), why.into()));
+        }
+        records.push(record);
+        at += end;
+    }
+    Ok(ReplayRead {
+        records,
+        torn_at: None,
+    })
+}

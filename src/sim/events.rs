@@ -1,0 +1,124 @@
+//! Events the fold produces: what happened this tick, where, with a short-keyed payload.
+//!
+//! Events are not state: they are the fold's output for one tick (FX for clients, rows for
+//! the history). The payload is a fixed struct whose fields are exactly the protocol's short
+//! keys, written in one canonical order, so no internal field can leak onto the wire.
+
+/// The kinds of GAME-RULES.md's events table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Chopped,
+    Cooked,
+    Burnt,
+    Served,
+    Missed,
+    Denied,
+    Washed,
+    Extinguished,
+    Slipped,
+    Bumped,
+    Dropped,
+    GhostOn,
+    GhostOff,
+    GhostPark,
+    Wasted,
+    RushStart,
+    RushEnd,
+    Emote,
+    Resync,
+    RoundEnd,
+}
+
+impl EventKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Chopped => "chopped",
+            EventKind::Cooked => "cooked",
+            EventKind::Burnt => "burnt",
+            EventKind::Served => "served",
+            EventKind::Missed => "missed",
+            EventKind::Denied => "denied",
+            EventKind::Washed => "washed",
+            EventKind::Extinguished => "extinguished",
+            EventKind::Slipped => "slipped",
+            EventKind::Bumped => "bumped",
+            EventKind::Dropped => "dropped",
+            EventKind::GhostOn => "ghost_on",
+            EventKind::GhostOff => "ghost_off",
+            EventKind::GhostPark => "ghost_park",
+            EventKind::Wasted => "wasted",
+            EventKind::RushStart => "rush_start",
+            EventKind::RushEnd => "rush_end",
+            EventKind::Emote => "emote",
+            EventKind::Resync => "resync",
+            EventKind::RoundEnd => "round_end",
+        }
+    }
+}
+
+/// The short-keyed payload. Field names are the wire keys; `None` fields are not written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Payload {
+    /// The cook, by seat (the encoder writes the seat's opaque player id).
+    pub i: Option<u8>,
+    pub it: Option<&'static str>,
+    pub fm: Option<&'static str>,
+    pub oi: Option<u32>,
+    pub pts: Option<u32>,
+    pub sd: Option<i64>,
+    /// Quality in thousandths (written with 2 decimals).
+    pub q: Option<u16>,
+    pub stk: Option<u32>,
+    pub r: Option<&'static str>,
+    /// Stun in hundredths of a second (written with 2 decimals).
+    pub stn: Option<i64>,
+    pub em: Option<&'static str>,
+    pub seq: Option<u64>,
+    pub res: Option<&'static str>,
+    pub sc: Option<u32>,
+    pub tgt: Option<u32>,
+    pub stars: Option<u8>,
+}
+
+/// One event: kind, position in units (1000 per tile; 0, 0 for HUD events), payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventKind,
+    pub x: i32,
+    pub y: i32,
+    pub payload: Payload,
+}
+
+impl Event {
+    pub fn hud(kind: EventKind, payload: Payload) -> Event {
+        Event {
+            kind,
+            x: 0,
+            y: 0,
+            payload,
+        }
+    }
+
+    /// An event on a tile (a station's or a hazard's), at the tile's integer coordinates.
+    pub fn at_tile(kind: EventKind, x: u16, y: u16, payload: Payload) -> Event {
+        Event {
+            kind,
+            x: x as i32 * super::rules::UNIT,
+            y: y as i32 * super::rules::UNIT,
+            payload,
+        }
+    }
+}
+
+/// Reasons a press is `denied`.
+pub mod reason {
+    pub const NO_STATION: &str = "no_station";
+    pub const HANDS_FULL: &str = "hands_full";
+    pub const WRONG_ITEM: &str = "wrong_item";
+    pub const NO_ORDER: &str = "no_order";
+    pub const BLOCKED: &str = "blocked";
+    pub const BUSY: &str = "busy";
+}
+
+/// The six emotes of the protocol's whitelist.
+pub const EMOTES: [&str; 6] = ["wave", "cheer", "thumbs_up", "thumbs_down", "angry", "star"];

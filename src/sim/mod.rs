@@ -1,0 +1,31 @@
+//! The kitchen simulation: a pure, deterministic fold of a round's inputs.
+//!
+//! `sim` owns the rules of GAME-RULES.md and nothing else: no clock, no I/O, no OS
+//! randomness, no floats in the state, no hash-order iteration. Levels arrive as text,
+//! inputs as already-validated values, and `step` turns one tick's inputs into the next
+//! state plus the tick's events. The live room and `undercooked replay` call the same code.
+
+pub mod events;
+pub mod grid;
+pub mod hazards;
+pub mod items;
+pub mod level;
+pub mod movement;
+pub mod orders;
+pub mod press;
+pub mod rules;
+pub mod state;
+pub mod step;
+pub mod timers;
+
+#[cfg(test)]
+mod tests;
+
+pub use events::{Event, EventKind, Payload};
+pub use level::{Level, LevelError};
+pub use rules::Rules;
+pub use state::{KitchenState, RoundResult};
+pub use step::{CookInput, SeatChange, TickInputs, step};
+
+/// Bumped whenever a rule change alters what a log folds to (golden replays re-recorded).
+pub const SIM_VERSION: u32 = 1;

@@ -1,0 +1,283 @@
+//! The projection: a `KitchenState` seen as the wire sees it.
+//!
+//! `FrameView` is the `snap` body before it is written: every value already quantized to
+//! what the frame carries (hundredths for positions, shares, qualities and seconds), every
+//! name a wire short string. Two views are equal exactly when their frames are, which makes
+//! the delta diff a plain `==` per entity. Bots read this same view.
+
+use crate::sim::grid::StationKind;
+use crate::sim::items::Item;
+use crate::sim::orders::rush_active;
+use crate::sim::press::burning_quality;
+use crate::sim::rules::{Rules, UNIT};
+use crate::sim::state::{Content, KitchenState, Pot, WorkKind};
+
+/// Units (1/1000 tile) to hundredths of a tile, half up.
+pub fn units_to_centi(u: i32) -> i32 {
+    (u + 5).div_euclid(10)
+}
+
+/// `num / den` as hundredths, half up (shares and progress, 0..=100).
+pub fn share_centi(num: u32, den: u32) -> u16 {
+    if den == 0 {
+        return 0;
+    }
+    ((200 * num.min(den) as u64 + den as u64) / (2 * den as u64)) as u16
+}
+
+/// Quality in thousandths to hundredths, half up.
+pub fn quality_centi(q: u16) -> u16 {
+    ((q as u32 + 5) / 10).min(100) as u16
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerView {
+    pub seat: u8,
+    pub x: i32,
+    pub y: i32,
+    pub f: u8,
+    pub h: Option<&'static str>,
+    pub s: &'static str,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StationView {
+    pub k: &'static str,
+    pub x: u16,
+    pub y: u16,
+    pub g: Option<&'static str>,
+    pub q: u16,
+    pub p: u16,
+    pub s: &'static str,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrderView {
+    pub id: u32,
+    pub r: &'static str,
+    pub l: u16,
+    pub pts: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HazardView {
+    pub t: &'static str,
+    /// Hundredths of a tile.
+    pub x: i32,
+    pub y: i32,
+    /// Seconds of life left, in hundredths (0 = until removed).
+    pub l: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameView {
+    pub t: u32,
+    pub s: u32,
+    pub tgt: u32,
+    /// Time left, hundredths of a second.
+    pub tl: i64,
+    pub p: Vec<PlayerView>,
+    pub st: Vec<StationView>,
+    pub o: Vec<OrderView>,
+    pub hz: Vec<HazardView>,
+}
+
+/// Projects one state. Pure: the same state always gives the same view.
+pub fn project(state: &KitchenState, rules: &Rules) -> FrameView {
+    let grid = &rules.level.grid;
+    let tick = state.tick;
+    let p = state
+        .cooks
+        .iter()
+        .map(|c| PlayerView {
+            seat: c.seat,
+            x: units_to_centi(c.x),
+            y: units_to_centi(c.y),
+            f: c.facing,
+            h: c.held.map(|h| h.item.short()),
+            s: if !c.connected {
+                "disconnected"
+            } else if c.stunned(tick) {
+                "stunned"
+            } else if c.work.is_some() {
+                "working"
+            } else if c.moved {
+                "moving"
+            } else {
+                "idle"
+            },
+        })
+        .collect();
+
+    let st = grid
+        .stations()
+        .iter()
+        .zip(&state.stations)
+        .enumerate()
+        .map(|(si, (site, station))| {
+            let worked = state.cooks.iter().any(|c| {
+                c.work
+                    .is_some_and(|w| w.station as usize == si && w.kind != WorkKind::Extinguish)
+            });
+            let (g, q, p, s): (Option<&'static str>, u16, u16, &'static str) = match &station
+                .content
+            {
+                Content::Shelf(ing) => (Some(ing.raw_form()), 1000, 0, "idle"),
+                Content::Board { item, chop } => {
+                    let p = match item {
+                        Some(h) if matches!(h.item, Item::Raw(_)) => share_centi(*chop, rules.chop),
+                        _ => 0,
+                    };
+                    (
+                        item.map(|h| h.item.short()),
+                        item.map_or(1000, |h| h.quality),
+                        p,
+                        if worked { "working" } else { "idle" },
+                    )
+                }
+                Content::Stove(pot) => match *pot {
+                    Pot::Empty => (None, 1000, 0, "idle"),
+                    Pot::Filling { ing, n } => (
+                        Some(ing.chopped_form()),
+                        1000,
+                        share_centi(n as u32, 3),
+                        "idle",
+                    ),
+                    Pot::Cooking { ing, t } => (
+                        Some(ing.chopped_form()),
+                        1000,
+                        share_centi(t, rules.cook),
+                        "working",
+                    ),
+                    Pot::Ready { ing, .. } => (Some(soup_form(ing)), 1000, 100, "ready"),
+                    Pot::Burning { ing, t } => (
+                        Some(soup_form(ing)),
+                        burning_quality(t, rules.burn),
+                        share_centi(t, rules.burn),
+                        "burning",
+                    ),
+                    Pot::Burnt => (Some("soup_burnt"), 0, 0, "idle"),
+                },
+                Content::Prep(item) => (
+                    item.map(|h| h.item.short()),
+                    item.map_or(1000, |h| h.quality),
+                    0,
+                    "idle",
+                ),
+                Content::Serve => (None, 1000, 0, "idle"),
+                Content::Sink { clean, dirty, wash } => {
+                    let g = if *clean > 0 {
+                        Some("plate")
+                    } else if *dirty > 0 {
+                        Some("plate_dirty")
+                    } else {
+                        None
+                    };
+                    let s = if worked {
+                        "working"
+                    } else if *dirty > 0 && *clean == 0 {
+                        "dirty"
+                    } else {
+                        "idle"
+                    };
+                    (g, 1000, share_centi(*wash, rules.wash), s)
+                }
+            };
+            let s = if state.fire_on(si).is_some() {
+                "blocked"
+            } else {
+                s
+            };
+            StationView {
+                k: site.kind.name(),
+                x: site.x,
+                y: site.y,
+                g,
+                q: quality_centi(q),
+                p,
+                s,
+            }
+        })
+        .collect();
+
+    let o = state
+        .orders
+        .iter()
+        .map(|o| OrderView {
+            id: o.id,
+            r: o.recipe.id(),
+            l: share_centi(o.ticks_left, rules.deadline),
+            pts: o.pts,
+        })
+        .collect();
+
+    let mut hz = Vec::with_capacity(state.fires.len() + state.spills.len() + state.carts.len() + 1);
+    for fire in &state.fires {
+        let site = grid.stations()[fire.station as usize];
+        hz.push(HazardView {
+            t: "fire",
+            x: site.x as i32 * 100,
+            y: site.y as i32 * 100,
+            l: 0,
+        });
+    }
+    for spill in &state.spills {
+        let left = spill.expires_at.saturating_sub(tick);
+        hz.push(HazardView {
+            t: "spill",
+            x: spill.x as i32 * 100,
+            y: spill.y as i32 * 100,
+            l: rules.ticks_to_centis(left),
+        });
+    }
+    for cart in &state.carts {
+        hz.push(HazardView {
+            t: "moving_obstacle",
+            x: units_to_centi(cart.x),
+            y: units_to_centi(cart.y),
+            l: 0,
+        });
+    }
+    if rush_active(rules, tick) {
+        let end = rules
+            .rushes
+            .iter()
+            .find(|&&(a, b)| a <= tick && tick < b)
+            .map_or(tick, |r| r.1);
+        hz.push(HazardView {
+            t: "rush",
+            x: 0,
+            y: 0,
+            l: rules.ticks_to_centis(end - tick),
+        });
+    }
+
+    FrameView {
+        t: tick,
+        s: state.score,
+        tgt: rules.level.target_score,
+        tl: rules.ticks_to_centis(state.ticks_left(rules)),
+        p,
+        st,
+        o,
+        hz,
+    }
+}
+
+fn soup_form(ing: crate::sim::items::Ingredient) -> &'static str {
+    ing.soup().map_or("soup_burnt", |r| r.soup_form())
+}
+
+/// The centre of a tile in hundredths, for bots and tests.
+pub fn tile_centre_centi(x: u16, y: u16) -> (i32, i32) {
+    (
+        (x as i32 * UNIT + UNIT / 2) / 10,
+        (y as i32 * UNIT + UNIT / 2) / 10,
+    )
+}
+
+impl StationView {
+    pub fn is(&self, kind: StationKind) -> bool {
+        self.k == kind.name()
+    }
+}
