@@ -4,7 +4,14 @@
 //! is a projection of the folded state (`wire`); `bots` play from that projection; `cli`
 //! is the command line on top.
 
+pub mod bots;
+pub mod levels;
 pub mod log;
 pub mod round;
 pub mod sim;
+pub mod simulate;
+pub mod verify;
 pub mod wire;
+
+/// The wire protocol version this build speaks (`p` in every frame).
+pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,8 +1,8 @@
 //! The replay file: a write-ahead log of records.
 //!
 //! Layout: the 8-byte magic `UCREPLAY`, the format version (u16 little-endian), two
-//! reserved bytes, then records, each `len: u32 LE | crc32(payload): u32 LE | payload`
-//! with the payload a bincode (standard config) `Record`. A crash can only cut the file:
+//! reserved bytes, then records, each `len: LEB128 varint | crc32(payload): u32 LE |
+//! payload` with the payload a bincode (standard config) `Record`. A crash can only cut the file:
 //! a record that runs past the end is a *torn tail* (the prefix before it still replays),
 //! while a complete record whose checksum fails is *corruption*. The reader never panics.
 
@@ -40,8 +40,16 @@ impl<W: Write> ReplayWriter<W> {
         self.scratch.clear();
         let payload = bincode::serde::encode_to_vec(record, bincode::config::standard())
             .map_err(io::Error::other)?;
-        self.scratch
-            .extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        let mut len = payload.len() as u64;
+        loop {
+            let byte = (len & 0x7f) as u8;
+            len >>= 7;
+            if len == 0 {
+                self.scratch.push(byte);
+                break;
+            }
+            self.scratch.push(byte | 0x80);
+        }
         self.scratch
             .extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
         self.scratch.extend_from_slice(&payload);
@@ -131,29 +139,46 @@ pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
     while at < bytes.len() {
         let n = records.len();
         let rest = &bytes[at..];
-        if rest.len() < 8 {
-            return Ok(ReplayRead {
-                records,
-                torn_at: Some(at),
-            });
+        // The length: a LEB128 varint of at most 4 bytes (MAX_RECORD_LEN fits in 4).
+        let mut len: u64 = 0;
+        let mut used = 0;
+        loop {
+            let Some(&byte) = rest.get(used) else {
+                return Ok(ReplayRead {
+                    records,
+                    torn_at: Some(at),
+                });
+            };
+            len |= ((byte & 0x7f) as u64) << (7 * used);
+            used += 1;
+            if byte & 0x80 == 0 {
+                break;
+            }
+            if used >= 4 {
+                return Err(bad(
+                    at,
+                    Some(n),
+                    "record length field is corrupt (too long)".into(),
+                ));
+            }
         }
-        let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
-        let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
-        if len > MAX_RECORD_LEN {
+        if len > MAX_RECORD_LEN as u64 {
             return Err(bad(
                 at,
                 Some(n),
                 format!("record length {len} is implausible (corrupt length field)"),
             ));
         }
-        let end = 8 + len as usize;
+        let head = used + 4;
+        let end = head + len as usize;
         if rest.len() < end {
             return Ok(ReplayRead {
                 records,
                 torn_at: Some(at),
             });
         }
-        let payload = &rest[8..end];
+        let crc = u32::from_le_bytes([rest[used], rest[used + 1], rest[used + 2], rest[used + 3]]);
+        let payload = &rest[head..end];
         if crc32fast::hash(payload) != crc {
             return Err(bad(
                 at,

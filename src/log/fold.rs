@@ -213,6 +213,23 @@ impl RoundFold {
         }
     }
 
+    /// Whether an input would change nothing at all: no press, no input of the seat queued
+    /// this tick, and the same move intent and facing the cook already has (a keep-alive).
+    /// Such inputs are not written to the log; the fold would ignore them anyway.
+    pub fn input_is_noop(&self, seat: u8, mv: (i16, i16), act: bool, face: Option<u8>) -> bool {
+        if act || self.pending.inputs.iter().any(|i| i.seat == seat) {
+            return false;
+        }
+        let Some(cook) = self.state.cook(seat) else {
+            return false;
+        };
+        let intent = crate::sim::movement::clamp_intent(mv.0 as i32, mv.1 as i32);
+        let facing = face
+            .or_else(|| crate::sim::movement::facing_of(intent))
+            .unwrap_or(cook.facing);
+        cook.active() && cook.intent == intent && cook.facing == facing
+    }
+
     /// Closes the current tick: steps the sim over what was queued for it and returns the
     /// new state's hash (what a `Tick` record carries).
     pub fn close_tick(&mut self, events: &mut Vec<Event>) -> Result<u64, FoldError> {

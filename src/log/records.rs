@@ -75,6 +75,7 @@ pub enum Record {
     /// Tick `tick` closed: its records were folded and the state hashed to `state_hash`.
     Tick {
         tick: u32,
+        #[serde(with = "fixed_u64")]
         state_hash: u64,
     },
     /// The player audience's `snap` frames of passes `first_pass..`, deflated,
@@ -105,5 +106,18 @@ impl Record {
             Record::Frames { .. } => "Frames",
             Record::End { .. } => "End",
         }
+    }
+}
+
+/// A hash is random bits: bincode's varint would spend 9 bytes on it, fixed width spends 8.
+mod fixed_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&v.to_le_bytes(), s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        <[u8; 8]>::deserialize(d).map(u64::from_le_bytes)
     }
 }

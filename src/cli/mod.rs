@@ -1,0 +1,58 @@
+//! The command line: clap parses arguments into plain commands, each run by its own module
+//! and returning an exit code. `anyhow` lives only here, at the edge.
+
+mod replay;
+mod simulate;
+mod verify;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "undercooked",
+    version,
+    about = "An authoritative, event-sourced server for a co-op cooking game"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Play a whole round headless with bots and write its replay file.
+    Simulate(simulate::Args),
+    /// Re-run a replay and print its summary (or every frame).
+    Replay(replay::Args),
+    /// Re-fold replays and compare every frame with what was recorded.
+    Verify(verify::Args),
+}
+
+/// Where levels come from: `--levels`, else `UNDERCOOKED_LEVELS_DIR`, else `./levels`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LevelsDir {
+    /// The levels folder.
+    #[arg(
+        long = "levels",
+        env = "UNDERCOOKED_LEVELS_DIR",
+        default_value = "levels"
+    )]
+    pub levels: PathBuf,
+}
+
+/// Runs the parsed command; the returned code is the process's exit code.
+pub fn run(cli: Cli) -> u8 {
+    let result = match cli.command {
+        Command::Simulate(args) => simulate::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Verify(args) => Ok(verify::run(args)),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("undercooked: {e:#}");
+            2
+        }
+    }
+}
