@@ -131,6 +131,13 @@ pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
             format!("format version {version} is newer than this build reads ({FORMAT_VERSION})"),
         ));
     }
+    if bytes[10] != 0 || bytes[11] != 0 {
+        return Err(bad(
+            10,
+            None,
+            "the reserved preamble bytes are not zero (corrupt or foreign)".into(),
+        ));
+    }
     if version == 0 {
         return Err(bad(8, None, "format version 0 does not exist".into()));
     }

@@ -1,0 +1,111 @@
+//! The replay file never panics on bad bytes: a cut file is incomplete (its prefix still
+//! verifies), a flipped byte is corruption or a divergence, random bytes are foreign.
+
+mod common;
+
+use undercooked::verify::{Verdict, replay_bytes};
+
+/// Ten seconds of two bots, then the round is shut down (aborted): a small, complete file.
+fn small_replay() -> Vec<u8> {
+    use undercooked::log::Record;
+    let level = common::campaign().into_iter().next().unwrap();
+    let header = undercooked::simulate::bot_header(&level, 3, 2, 20);
+    let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
+    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0, 1], 3);
+    for _ in 0..200 {
+        let view = undercooked::wire::project(&round.fold.state, &round.fold.rules);
+        let tick = round.fold.state.tick;
+        for i in team.decide(&view) {
+            round
+                .append(Record::Input {
+                    tick,
+                    seat: i.seat,
+                    seq: i.seq,
+                    mv: i.mv,
+                    act: i.act,
+                    face: i.face,
+                })
+                .unwrap();
+        }
+        round.close_tick().unwrap();
+    }
+    round.finish().unwrap().0
+}
+
+#[test]
+fn a_complete_replay_verifies_identical() {
+    assert_eq!(replay_bytes(&small_replay()).verdict, Verdict::Identical);
+}
+
+#[test]
+fn a_cut_at_every_byte_offset_is_unreadable_or_incomplete_never_a_panic() {
+    let bytes = small_replay();
+    let header = &undercooked::log::read_replay(&bytes).unwrap().records[0];
+    let header_len = bincode::serde::encode_to_vec(header, bincode::config::standard())
+        .unwrap()
+        .len();
+    let header_end = 12 + 2 + 4 + header_len;
+    for cut in 0..bytes.len() {
+        let verdict = replay_bytes(&bytes[..cut]).verdict;
+        match verdict {
+            Verdict::Incomplete(_) => {}
+            Verdict::Unreadable(ref why) => assert!(
+                cut < header_end,
+                "only a cut inside the preamble or header is unreadable (cut {cut}: {why})"
+            ),
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_single_flipped_byte_is_never_taken_for_a_good_file() {
+    let bytes = small_replay();
+    for at in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x5a;
+        let verdict = replay_bytes(&bad).verdict;
+        assert_ne!(
+            verdict,
+            Verdict::Identical,
+            "a flip at byte {at} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn random_bytes_and_empty_files_are_unreadable_with_a_reason() {
+    assert!(matches!(replay_bytes(&[]).verdict, Verdict::Unreadable(ref w) if w.contains("empty")));
+    let mut seed = 0x1234_5678_u64;
+    for len in [1usize, 11, 12, 100, 5000] {
+        let junk: Vec<u8> = (0..len)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (seed >> 33) as u8
+            })
+            .collect();
+        assert!(matches!(
+            replay_bytes(&junk).verdict,
+            Verdict::Unreadable(_)
+        ));
+        let mut with_magic = b"UCREPLAY\x01\x00\x00\x00".to_vec();
+        with_magic.extend_from_slice(&junk);
+        let v = replay_bytes(&with_magic).verdict;
+        assert!(
+            matches!(v, Verdict::Unreadable(_) | Verdict::Incomplete(_)),
+            "{v:?}"
+        );
+    }
+}
+
+#[test]
+fn a_newer_format_version_is_refused_by_name() {
+    let mut bytes = small_replay();
+    bytes[8] = 9;
+    match replay_bytes(&bytes).verdict {
+        Verdict::Unreadable(why) => assert!(why.contains("newer"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
