@@ -7,7 +7,7 @@
 //! with the state hash, each pass encodes one frame, and the frames go to the file in
 //! deflated one-second blocks, with a flush after each so a crash loses at most a second.
 
-use crate::log::frames::{PASSES_PER_BLOCK, deflate_frames};
+use crate::log::frames::{FrameDeflater, PASSES_PER_BLOCK};
 use crate::log::{FoldError, Header, Record, ReplayWriter, RoundFold};
 use crate::sim::{Event, RoundResult};
 use crate::wire::{SnapEncoder, project};
@@ -56,7 +56,9 @@ pub struct Round<W: Write> {
     encoder: SnapEncoder,
     /// Events since the last pass: they ride the next frame.
     unsent: Vec<Event>,
-    block: Vec<String>,
+    deflater: FrameDeflater,
+    /// Passes pushed into the deflater since the last block was written.
+    block_len: usize,
     block_first_pass: u32,
     passes: u32,
 }
@@ -72,7 +74,8 @@ impl<W: Write> Round<W> {
             writer,
             encoder: SnapEncoder::new(),
             unsent: Vec::new(),
-            block: Vec::new(),
+            deflater: FrameDeflater::default(),
+            block_len: 0,
             block_first_pass: 0,
             passes: 0,
         };
@@ -117,23 +120,24 @@ impl<W: Write> Round<W> {
         let view = project(&self.fold.state, &self.fold.rules);
         let frame = self.encoder.encode(view, &self.unsent, &self.fold.ids);
         self.unsent.clear();
-        self.block.push(frame.clone());
+        self.deflater.push(&frame);
+        self.block_len += 1;
         self.passes += 1;
-        if self.block.len() >= PASSES_PER_BLOCK {
+        if self.block_len >= PASSES_PER_BLOCK {
             self.write_block()?;
         }
         Ok(frame)
     }
 
     fn write_block(&mut self) -> Result<(), RoundError> {
-        if !self.block.is_empty() {
-            let deflated = deflate_frames(&self.block);
+        if self.block_len > 0 {
+            let deflated = self.deflater.cut();
             self.writer.append(&Record::Frames {
                 first_pass: self.block_first_pass,
                 deflated,
             })?;
             self.block_first_pass = self.passes;
-            self.block.clear();
+            self.block_len = 0;
         }
         self.writer.flush()?;
         Ok(())

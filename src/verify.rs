@@ -7,7 +7,7 @@
 //! `Unreadable`; a file cut short (no `End`, or a torn tail) is `Incomplete` once its
 //! prefix has verified.
 
-use crate::log::frames::inflate_frames;
+use crate::log::frames::FrameInflater;
 use crate::log::{Applied, Header, Record, RoundFold, read_replay};
 use crate::sim::Event;
 use crate::wire::SnapEncoder;
@@ -127,6 +127,7 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
     let mut checked_passes = 0usize;
     let mut first_bad_hash: Option<u32> = None;
     let mut ended = false;
+    let mut inflater = FrameInflater::default();
 
     for (n, record) in read.records.iter().enumerate().skip(1) {
         let bad = |e: &dyn fmt::Display| {
@@ -137,7 +138,7 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
                 first_pass,
                 deflated,
             } => {
-                let recorded = match inflate_frames(deflated) {
+                let recorded = match inflater.block(deflated) {
                     Ok(f) => f,
                     Err(e) => {
                         rerun.verdict = bad(&e);

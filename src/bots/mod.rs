@@ -53,6 +53,7 @@ struct BotCook {
 pub struct BotTeam {
     nav: std::sync::Arc<Nav>,
     recipes: Vec<Recipe>,
+    plates: u32,
     spawns: [(u16, u16); 4],
     /// Hundredths of a tile a cook covers per tick at full speed.
     step_centi: i32,
@@ -66,6 +67,7 @@ impl BotTeam {
         BotTeam {
             nav: std::sync::Arc::new(Nav::new(&level.grid)),
             recipes: level.recipes.clone(),
+            plates: level.plates,
             spawns: level.grid.spawns(),
             step_centi: step_centi.max(1),
             cooks: seats
@@ -91,7 +93,7 @@ impl BotTeam {
     pub fn decide(&mut self, view: &FrameView) -> Vec<BotInput> {
         let nav = self.nav.clone();
         let recipes = self.recipes.clone();
-        let sit = Situation::new(view, &nav, &recipes);
+        let sit = Situation::new(view, &nav, &recipes, self.plates);
         let mut out = Vec::new();
         for k in 0..self.cooks.len() {
             let seat = self.cooks[k].seat;
@@ -227,8 +229,20 @@ impl BotTeam {
             Some(w) => Some(w),
             None => {
                 let options = self.nav.downhill(s, tile.0, tile.1);
+                // A teammate with a higher seat walking through my next tile gives way to
+                // me (it detours around my tile and waypoint), so I wait for it; anyone
+                // else in the way (a lower seat, a cook standing still, a human) I go round.
+                let yields_to_me = |t: (i32, i32)| {
+                    view.p.iter().any(|p| {
+                        p.seat > seat
+                            && p.s == "moving"
+                            && (p.x.div_euclid(100), p.y.div_euclid(100)) == t
+                            && self.cooks.iter().any(|c| c.seat == p.seat)
+                    })
+                };
                 match options.iter().copied().find(|t| !others.contains(t)) {
                     Some(t) => Some(t),
+                    None if options.first().is_some_and(|t| yields_to_me(*t)) => None,
                     None => self
                         .nav
                         .detour(s, tile.0, tile.1, &others)

@@ -92,6 +92,10 @@ pub struct Situation<'a> {
     pub nav: &'a Nav,
     /// Level recipes (deduplicated).
     pub recipes: Vec<Recipe>,
+    /// Whether an empty pot should be started with this ingredient's soup.
+    start_pot: [bool; 4],
+    /// The one recipe cooked ahead of its order, if any.
+    ahead: Option<Recipe>,
     /// Ingredients still wanted (pots to fill, plates to complete), before supply.
     need: [i32; 4],
     /// Ingredients on their way (in hands or on counters, not on plates).
@@ -109,17 +113,37 @@ fn blocked(s: &StationView) -> bool {
 }
 
 impl<'a> Situation<'a> {
-    pub fn new(view: &'a FrameView, nav: &'a Nav, level_recipes: &[Recipe]) -> Situation<'a> {
+    /// `plates` is the level's plate count (levels are public): with fewer than three the
+    /// bots cook nothing ahead, so the last plate is never tied up by an unordered dish.
+    pub fn new(
+        view: &'a FrameView,
+        nav: &'a Nav,
+        level_recipes: &[Recipe],
+        plates: u32,
+    ) -> Situation<'a> {
         let mut recipes: Vec<Recipe> = Vec::new();
         for r in level_recipes {
             if !recipes.contains(r) {
                 recipes.push(*r);
             }
         }
+        let weight = |r: &Recipe| level_recipes.iter().filter(|x| *x == r).count();
+        let ahead = if plates >= 3 {
+            recipes.iter().copied().max_by_key(|r| {
+                (
+                    weight(r),
+                    std::cmp::Reverse(recipes.iter().position(|x| x == r)),
+                )
+            })
+        } else {
+            None
+        };
         let mut sit = Situation {
             view,
             nav,
             recipes,
+            ahead,
+            start_pot: [false; 4],
             need: [0; 4],
             supply: [0; 4],
             plates_to_lay: 0,
@@ -143,15 +167,17 @@ impl<'a> Situation<'a> {
         let view = self.view;
         let mut need = [0i32; 4];
         let mut supply = [0i32; 4];
+        let mut start_pot = [false; 4];
         let mut plates_to_lay = 0;
         let open = |r: Recipe| view.o.iter().filter(|o| o.r == r.id()).count() as i32;
         let dishes = |r: Recipe| {
             self.held().filter(|h| dish(*h) == Some(r)).count() as i32
                 + self.counters().filter(|s| dish(s.g) == Some(r)).count() as i32
         };
-        // Wanted: every open order, plus one dish of each recipe cooked ahead.
+        // Wanted: every open order, plus one dish of the `ahead` recipe cooked ahead.
+        let ahead = |r: Recipe| (self.ahead == Some(r)) as i32;
         for r in self.recipes.clone() {
-            let want = open(r) + 1;
+            let want = open(r) + ahead(r);
             let mut uncovered = want - dishes(r);
             if let Some(ing) = r.soup_ingredient() {
                 for st in view.st.iter().filter(|s| s.k == "stove") {
@@ -172,6 +198,7 @@ impl<'a> Situation<'a> {
                     .count() as i32;
                 let start = uncovered.clamp(0, empty);
                 need[ing_index(ing)] += 3 * start;
+                start_pot[ing_index(ing)] = start > 0;
             }
         }
         // Salads: plates on counters are assemblies; lay more while salads are uncovered.
@@ -184,7 +211,7 @@ impl<'a> Situation<'a> {
         if !salad_recipes.is_empty() {
             let mut uncovered: i32 = salad_recipes
                 .iter()
-                .map(|&r| open(r) + 1 - dishes(r))
+                .map(|&r| open(r) + ahead(r) - dishes(r))
                 .filter(|u| *u > 0)
                 .sum();
             let garden_wanted = salad_recipes.contains(&Recipe::GardenSalad);
@@ -221,6 +248,7 @@ impl<'a> Situation<'a> {
         }
         self.need = need;
         self.supply = supply;
+        self.start_pot = start_pot;
         self.plates_to_lay = plates_to_lay;
     }
 
@@ -383,7 +411,7 @@ impl<'a> Situation<'a> {
             };
             push(self.nearest(from, &[], Purpose::Press, filling));
             let soup = ing.soup();
-            if soup.is_some_and(|r| self.recipes.contains(&r)) && self.need[ing_index(ing)] > 0 {
+            if soup.is_some_and(|r| self.recipes.contains(&r)) && self.start_pot[ing_index(ing)] {
                 push(self.nearest(from, claims, Purpose::Press, |s| {
                     s.k == "stove" && s.g.is_none() && !blocked(s)
                 }));

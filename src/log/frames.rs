@@ -1,50 +1,130 @@
 //! The recorded frames: what the player audience was sent, kept for `verify`.
 //!
-//! Frames are grouped in blocks (the live room writes one a second, with its flush), each
-//! block the newline-joined JSON of consecutive passes, deflated. JSON never contains a raw
-//! newline, so the split is exact. Deflate (flate2, pure Rust) shrinks a second of similar
-//! frames about tenfold, which is what keeps a 150 s round's file small.
+//! All of a round's frames form one raw-deflate stream, each frame's JSON followed by a
+//! newline (JSON never contains a raw one, so the split is exact). The stream is cut into
+//! blocks at sync-flush points (the live room writes one block a second, with its flush):
+//! each `Frames` record holds the bytes of one block, and a reader inflates the blocks in
+//! order. Sharing one stream lets every block reuse the window of the seconds before it,
+//! which is what keeps a 150 s round's frames small (deflate via flate2, pure Rust).
 
-use flate2::Compression;
-use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
-use std::io::{Read, Write};
+use flate2::{Compression, Decompress, FlushDecompress, Status};
+use std::io::Write;
 
 /// Passes per block the writers aim for (a full-frame cadence: one second at 20 Hz).
 pub const PASSES_PER_BLOCK: usize = 20;
-/// The most a block may inflate to; a larger one is corruption.
-const MAX_INFLATED: u64 = 64 << 20;
+/// The most one block may inflate to; more is corruption, not frames.
+const MAX_BLOCK_INFLATED: usize = 64 << 20;
 
-pub fn deflate_frames(frames: &[String]) -> Vec<u8> {
-    let mut enc = DeflateEncoder::new(Vec::new(), Compression::new(6));
-    for (i, f) in frames.iter().enumerate() {
-        if i > 0 {
-            let _ = enc.write_all(b"\n");
-        }
-        let _ = enc.write_all(f.as_bytes());
-    }
-    enc.finish().unwrap_or_default()
+/// The writing side: frames in, one block's bytes out at each `cut`.
+pub struct FrameDeflater {
+    enc: DeflateEncoder<Vec<u8>>,
 }
 
-pub fn inflate_frames(deflated: &[u8]) -> Result<Vec<String>, String> {
-    let mut text = String::new();
-    DeflateDecoder::new(deflated)
-        .take(MAX_INFLATED)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("frames block does not inflate: {e}"))?;
-    if text.is_empty() {
-        return Ok(Vec::new());
+impl Default for FrameDeflater {
+    fn default() -> Self {
+        FrameDeflater {
+            enc: DeflateEncoder::new(Vec::new(), Compression::best()),
+        }
     }
-    Ok(text.split('\n').map(str::to_string).collect())
+}
+
+impl FrameDeflater {
+    pub fn push(&mut self, frame: &str) {
+        // Writing into a Vec cannot fail.
+        let _ = self.enc.write_all(frame.as_bytes());
+        let _ = self.enc.write_all(b"\n");
+    }
+
+    /// Ends the current block at a sync-flush point and returns its bytes.
+    pub fn cut(&mut self) -> Vec<u8> {
+        let _ = self.enc.flush();
+        std::mem::take(self.enc.get_mut())
+    }
+}
+
+/// The reading side: blocks in, in order; whole frames out.
+pub struct FrameInflater {
+    dec: Decompress,
+    partial: Vec<u8>,
+}
+
+impl Default for FrameInflater {
+    fn default() -> Self {
+        FrameInflater {
+            dec: Decompress::new(false),
+            partial: Vec::new(),
+        }
+    }
+}
+
+impl FrameInflater {
+    /// Inflates the next block and returns the frames it completes.
+    pub fn block(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
+        let mut out: Vec<u8> = Vec::with_capacity(bytes.len() * 12 + 1024);
+        let mut input = bytes;
+        loop {
+            if out.len() == out.capacity() {
+                out.reserve(out.capacity().max(4096));
+            }
+            let before_in = self.dec.total_in();
+            let status = self
+                .dec
+                .decompress_vec(input, &mut out, FlushDecompress::Sync)
+                .map_err(|e| format!("frames block does not inflate: {e}"))?;
+            let used = (self.dec.total_in() - before_in) as usize;
+            input = &input[used..];
+            if out.len() > MAX_BLOCK_INFLATED {
+                return Err("frames block inflates to more than 64 MiB".into());
+            }
+            match status {
+                Status::StreamEnd => break,
+                _ if input.is_empty() && out.len() < out.capacity() => break,
+                Status::BufError if input.is_empty() => break,
+                _ => {}
+            }
+        }
+        self.partial.extend_from_slice(&out);
+        let mut frames = Vec::new();
+        let mut start = 0;
+        for (i, b) in self.partial.iter().enumerate() {
+            if *b == b'\n' {
+                let text = std::str::from_utf8(&self.partial[start..i])
+                    .map_err(|_| "a recorded frame is not UTF-8".to_string())?;
+                frames.push(text.to_string());
+                start = i + 1;
+            }
+        }
+        self.partial.drain(..start);
+        Ok(frames)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn frames_round_trip_through_a_block() {
-        let frames = vec!["{\"t\":0}".to_string(), "{\"t\":1}".to_string()];
-        let block = super::deflate_frames(&frames);
-        assert_eq!(super::inflate_frames(&block).unwrap(), frames);
-        assert!(super::inflate_frames(b"not deflate at all").is_err());
+    fn frames_round_trip_through_consecutive_blocks() {
+        let mut d = FrameDeflater::default();
+        let mut i = FrameInflater::default();
+        let frames: Vec<String> = (0..50)
+            .map(|t| format!("{{\"t\":{t},\"x\":\"{}\"}}", "ab".repeat(t)))
+            .collect();
+        d.push(&frames[0]);
+        d.push(&frames[1]);
+        let b1 = d.cut();
+        for f in &frames[2..] {
+            d.push(f);
+        }
+        let b2 = d.cut();
+        let mut got = i.block(&b1).unwrap();
+        got.extend(i.block(&b2).unwrap());
+        assert_eq!(got, frames);
+        assert!(
+            FrameInflater::default()
+                .block(b"\xff\xff not deflate at all")
+                .is_err()
+        );
     }
 }

@@ -78,8 +78,8 @@ pub enum Record {
         #[serde(with = "fixed_u64")]
         state_hash: u64,
     },
-    /// The player audience's `snap` frames of passes `first_pass..`, deflated,
-    /// newline-separated (see `frames`).
+    /// The next block of the round's deflated frame stream: the player audience's `snap`
+    /// frames of passes `first_pass..` (see `frames`).
     Frames {
         first_pass: u32,
         deflated: Vec<u8>,
