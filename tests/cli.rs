@@ -1,0 +1,195 @@
+//! The binary as a user runs it: `simulate`, `replay`, `verify` and their exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_undercooked"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.env_remove("UNDERCOOKED_LEVELS_DIR");
+    c
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("undercooked-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).into(),
+        String::from_utf8_lossy(&stderr).into(),
+    )
+}
+
+fn simulate(out: &Path, seed: u64) {
+    let (code, stdout, stderr) = run(bin()
+        .args([
+            "simulate",
+            "--level",
+            "01_first_kitchen",
+            "--seed",
+            &seed.to_string(),
+            "--bots",
+            "2",
+            "--out",
+        ])
+        .arg(out));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("01_first_kitchen: won"), "{stdout}");
+}
+
+#[test]
+fn simulate_writes_the_same_bytes_for_the_same_arguments_and_replay_tells_the_round() {
+    let (a, b) = (tmp("a.ucr"), tmp("b.ucr"));
+    simulate(&a, 4);
+    simulate(&b, 4);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (code, stdout, _) = run(bin().arg("replay").arg(&a));
+    assert_eq!(code, 0);
+    for want in [
+        "level    01_first_kitchen",
+        "seed     4",
+        "result   won",
+        "stars",
+        "counters served",
+        "verify   identical",
+    ] {
+        assert!(stdout.contains(want), "{want:?} missing from:\n{stdout}");
+    }
+    let (code, stdout, _) = run(bin().args(["replay", "--json"]).arg(&a));
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["result"], "won");
+    let (code, stdout, _) = run(bin().args(["replay", "--frames"]).arg(&a));
+    assert_eq!(code, 0);
+    let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["full"], true);
+    assert_eq!(first["t"], 0);
+}
+
+#[test]
+fn verify_exit_codes_name_each_file_and_the_worst_wins() {
+    let good = tmp("good.ucr");
+    simulate(&good, 6);
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = tmp("cut.ucr");
+    std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
+    let foreign = tmp("foreign.ucr");
+    std::fs::write(&foreign, b"this is not a replay").unwrap();
+
+    assert_eq!(run(bin().arg("verify").arg(&good)).0, 0);
+    let (code, stdout, _) = run(bin().arg("verify").arg(&cut));
+    assert_eq!(code, 3, "{stdout}");
+    assert!(stdout.contains("cut.ucr: INCOMPLETE"), "{stdout}");
+    let (code, stdout, _) = run(bin().arg("verify").arg(&foreign));
+    assert_eq!(code, 2);
+    assert!(
+        stdout.contains("foreign.ucr: UNREADABLE") && stdout.contains("bad magic"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(bin().arg("verify").args([&good, &cut, &foreign]));
+    assert_eq!(code, 2, "unreadable is the worst");
+    assert_eq!(stdout.lines().count(), 3, "one line per file:\n{stdout}");
+}
+
+#[test]
+fn verify_names_the_tick_and_fields_of_a_divergence() {
+    use undercooked::log::{Record, ReplayWriter, read_replay};
+    let good = tmp("div-src.ucr");
+    simulate(&good, 8);
+    let mut records = read_replay(&std::fs::read(&good).unwrap()).unwrap().records;
+    // Change what a cook did at one tick: the refold's frames must differ from the recording.
+    let at = records
+        .iter()
+        .position(|r| matches!(r, Record::Input { tick, act: false, .. } if *tick > 40))
+        .unwrap();
+    if let Record::Input { mv, .. } = &mut records[at] {
+        *mv = (-mv.0, -mv.1);
+        if *mv == (0, 0) {
+            *mv = (1000, 0);
+        }
+    }
+    let mut w = ReplayWriter::new(Vec::new()).unwrap();
+    for r in &records {
+        w.append(r).unwrap();
+    }
+    let diverged = tmp("diverged.ucr");
+    std::fs::write(&diverged, w.into_inner()).unwrap();
+    let (code, stdout, _) = run(bin().arg("verify").arg(&diverged));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("DIVERGED: diverged at tick"), "{stdout}");
+    assert!(
+        stdout.contains("recorded") && stdout.contains("replayed") && stdout.contains("p[i="),
+        "names the field: {stdout}"
+    );
+}
+
+#[test]
+fn bad_arguments_get_a_one_line_error_naming_what_is_wrong() {
+    let (code, _, stderr) =
+        run(bin().args(["simulate", "--level", "no_such_level", "--seed", "1"]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("no level \"no_such_level\"") && stderr.contains("01_first_kitchen"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(bin().args([
+        "simulate",
+        "--level",
+        "01_first_kitchen",
+        "--seed",
+        "1",
+        "--bots",
+        "9",
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--bots must be between 1 and 4"),
+        "{stderr}"
+    );
+    let (code, _, stderr) =
+        run(bin().args(["simulate", "--level", "01_first_kitchen", "--seed", "x"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--seed"), "{stderr}");
+    let (code, _, stderr) = run(bin().args(["replay", "/no/such/file.ucr"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("/no/such/file.ucr"), "{stderr}");
+}
+
+#[test]
+fn a_malformed_level_is_refused_with_file_line_and_column() {
+    let dir = tmp("levels");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/01_first_kitchen.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("01_first_kitchen.toml"),
+        text.replace("#t..C.C..S#", "#t..C.Q..S#"),
+    )
+    .unwrap();
+    let (code, _, stderr) = run(bin()
+        .args([
+            "simulate",
+            "--level",
+            "01_first_kitchen",
+            "--seed",
+            "1",
+            "--levels",
+        ])
+        .arg(&dir));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("01_first_kitchen.toml:11:7: unknown grid letter 'Q'"),
+        "{stderr}"
+    );
+}
