@@ -175,14 +175,11 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
                 }
                 checked_passes += recorded.len();
             }
-            Record::End { .. } => match fold.apply(record, &mut events) {
+            Record::End { result, .. } => match fold.apply(record, &mut events) {
                 Ok(Applied::Ended { matches }) => {
                     ended = true;
                     if !matches {
                         let replayed = fold.state.verdict.map_or("none", |v| v.result.name());
-                        let Record::End { result, .. } = record else {
-                            unreachable!()
-                        };
                         rerun.verdict = Verdict::Diverged(Divergence {
                             tick: fold.state.tick,
                             what: "the round's result differs".into(),
@@ -205,7 +202,10 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
                     }
                     break;
                 }
-                Ok(_) => unreachable!("End always ends"),
+                Ok(_) => {
+                    rerun.verdict = bad(&"End did not end the round");
+                    break;
+                }
                 Err(e) => {
                     rerun.verdict = bad(&e);
                     break;

@@ -18,9 +18,6 @@ pub mod state;
 pub mod step;
 pub mod timers;
 
-#[cfg(test)]
-mod tests;
-
 pub use events::{Event, EventKind, Payload};
 pub use level::{Level, LevelError};
 pub use rules::Rules;

@@ -53,32 +53,35 @@ pub fn tick_work(state: &mut KitchenState, rules: &Rules, events: &mut Vec<Event
                     None => false,
                 },
                 WorkKind::Chop if fire.is_none() => match &mut state.stations[si].content {
-                    Content::Board {
-                        item: Some(held),
-                        chop,
-                    } if matches!(held.item, Item::Raw(_)) => {
-                        *chop += 1;
-                        if *chop >= rules.chop {
-                            let Item::Raw(ing) = held.item else {
-                                unreachable!()
-                            };
-                            held.item = Item::Chopped(ing);
-                            *chop = 0;
-                            events.push(Event::at_tile(
-                                EventKind::Chopped,
-                                site.x,
-                                site.y,
-                                Payload {
-                                    i: Some(seat),
-                                    it: Some(ing.chopped_form()),
-                                    ..Payload::default()
-                                },
-                            ));
-                            false
-                        } else {
-                            true
+                    Content::Board { item, chop } => match *item {
+                        Some(Held {
+                            item: Item::Raw(ing),
+                            quality,
+                        }) => {
+                            *chop += 1;
+                            if *chop >= rules.chop {
+                                *item = Some(Held {
+                                    item: Item::Chopped(ing),
+                                    quality,
+                                });
+                                *chop = 0;
+                                events.push(Event::at_tile(
+                                    EventKind::Chopped,
+                                    site.x,
+                                    site.y,
+                                    Payload {
+                                        i: Some(seat),
+                                        it: Some(ing.chopped_form()),
+                                        ..Payload::default()
+                                    },
+                                ));
+                                false
+                            } else {
+                                true
+                            }
                         }
-                    }
+                        _ => false,
+                    },
                     _ => false,
                 },
                 WorkKind::Wash if fire.is_none() => match &mut state.stations[si].content {
