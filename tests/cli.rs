@@ -193,3 +193,17 @@ fn a_malformed_level_is_refused_with_file_line_and_column() {
         "{stderr}"
     );
 }
+
+#[test]
+fn verify_over_the_golden_corpus_folder_passes_with_one_line_per_file() {
+    let (code, stdout, stderr) = run(bin().args(["verify", "replays"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.contains(": ok: identical"))
+            .count(),
+        7,
+        "{stdout}"
+    );
+}

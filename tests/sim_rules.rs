@@ -2,20 +2,11 @@
 
 mod common;
 
-use common::{Kitchen, denied_reason, kinds};
+use common::{GRID, Kitchen, denied_reason, kinds};
 use undercooked::sim::items::{Held, Ingredient, Item, Recipe};
 use undercooked::sim::state::{Content, Pot};
 use undercooked::sim::{EventKind, RoundResult, SeatChange};
 
-// Row 1: tomato shelf, board, stove, serve. Row 2: the four spawns. Row 3: onion shelf,
-// prep, sink, lettuce shelf. Seat 1 stands between board (up) and prep (down); seat 2
-// between stove (up) and sink (down).
-const GRID: &str = "
-#########
-#t.C.K.S#
-#1.2.3.4#
-#o.P.W.l#
-#########";
 const RECIPES: &str = "\"tomato_soup\", \"salad\"";
 
 fn kitchen() -> Kitchen {
@@ -426,4 +417,60 @@ fn the_clock_running_out_loses_and_every_seat_abandoned_aborts() {
         vec![SeatChange::Abandoned(0), SeatChange::Abandoned(1)],
     );
     assert_eq!(k.state.verdict.unwrap().result, RoundResult::Aborted);
+}
+
+#[test]
+fn a_rush_announces_itself_and_makes_the_orders_opened_in_it_worth_half_as_much_again() {
+    let mut k = Kitchen::new(
+        GRID,
+        RECIPES,
+        "[orders]\nfirst_order_s = 1\ninterval_s = [2, 2]\nmax_orders = 8\n[hazards]\nrush_at_s = [0]\nrush_len_s = 5",
+        2,
+    );
+    let events = k.idle(1);
+    assert!(kinds(&events).contains(&EventKind::RushStart));
+    let events = k.idle(140);
+    assert!(kinds(&events).contains(&EventKind::RushEnd));
+    let pts: Vec<u32> = k.state.orders.iter().map(|o| o.pts).collect();
+    // opened at 1, 2, 3 and 4 s (the 2 s interval halved during the 5 s rush), then at 5 s
+    // and every 2 s after it, at face value
+    assert_eq!(&pts[..5], &[45, 45, 45, 45, 30], "{pts:?}");
+    assert_eq!(*pts.last().unwrap(), 30, "{pts:?}");
+}
+
+#[test]
+fn a_streak_of_three_serves_earns_the_flat_bonus_and_the_tip_follows_the_time_left() {
+    let mut k = Kitchen::new(
+        GRID,
+        RECIPES,
+        "[orders]\nfirst_order_s = 0\ninterval_s = [1, 1]\nmax_orders = 3",
+        4,
+    );
+    k.idle(41);
+    assert_eq!(k.state.orders.len(), 3);
+    k.place(3, 7, 2, 0);
+    let mut deltas = Vec::new();
+    for _ in 0..3 {
+        give(&mut k, 3, Item::Dish(Recipe::TomatoSoup));
+        let events = k.press(3);
+        if let Some(e) = events.iter().find(|e| e.kind == EventKind::Served) {
+            deltas.push((e.payload.sd.unwrap(), e.payload.stk.unwrap()));
+        } else {
+            give(&mut k, 3, Item::Dish(Recipe::Salad));
+            let events = k.press(3);
+            let e = events
+                .iter()
+                .find(|e| e.kind == EventKind::Served)
+                .expect("one of the two recipes is ordered");
+            deltas.push((e.payload.sd.unwrap(), e.payload.stk.unwrap()));
+        }
+    }
+    let streaks: Vec<u32> = deltas.iter().map(|d| d.1).collect();
+    assert_eq!(streaks, [1, 2, 3]);
+    // every order still had over 90% of its window: a tip of 9; the third adds the bonus
+    for (sd, stk) in deltas {
+        let base = sd - 9 - if stk >= 3 { 10 } else { 0 };
+        assert!(base == 30 || base == 20, "sd {sd} at streak {stk}");
+    }
+    assert_eq!(k.state.longest_streak, 3);
 }

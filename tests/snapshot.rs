@@ -3,18 +3,11 @@
 
 mod common;
 
-use common::Kitchen;
+use common::{GRID, Kitchen};
 use serde_json::Value;
 use undercooked::sim::{Event, EventKind, Payload};
 use undercooked::wire::snapshot::{FULL_SNAPSHOT_EVERY, MAX_EVENTS_PER_FRAME};
 use undercooked::wire::{SnapEncoder, project};
-
-const GRID: &str = "
-#########
-#t.C.K.S#
-#1.2.3.4#
-#o.P.W.l#
-#########";
 
 fn ids() -> Vec<String> {
     (0..4).map(|i| format!("c{i}")).collect()

@@ -19,16 +19,8 @@ use plan::{Goal, Purpose, Situation};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
-/// One input a bot sends (the `input` message's content).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BotInput {
-    pub seat: u8,
-    pub seq: u64,
-    /// Thousandths per axis, magnitude ≤ 1000.
-    pub mv: (i16, i16),
-    pub act: bool,
-    pub face: Option<u8>,
-}
+/// One input a bot sends: the `input` message's content, as the sim takes it.
+pub use crate::sim::CookInput as BotInput;
 
 /// Ticks between keep-alive inputs (5 Hz at 20 Hz).
 const KEEP_ALIVE_TICKS: u32 = 4;

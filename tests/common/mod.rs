@@ -6,6 +6,16 @@ use undercooked::sim::{
     CookInput, Event, EventKind, KitchenState, Level, Rules, SeatChange, TickInputs, step,
 };
 
+/// Row 1: tomato shelf, board, stove, serve. Row 2: the four spawns. Row 3: onion shelf,
+/// prep, sink, lettuce shelf. Seat 1 stands between board (up) and prep (down); seat 2
+/// between stove (up) and sink (down).
+pub const GRID: &str = "
+#########
+#t.C.K.S#
+#1.2.3.4#
+#o.P.W.l#
+#########";
+
 pub struct Kitchen {
     pub rules: Rules,
     pub state: KitchenState,
