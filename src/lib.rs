@@ -7,7 +7,10 @@
 pub mod bots;
 pub mod levels;
 pub mod log;
+pub mod room;
 pub mod round;
+pub mod server;
+pub mod sessions;
 pub mod sim;
 pub mod simulate;
 pub mod verify;

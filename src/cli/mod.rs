@@ -2,6 +2,7 @@
 //! and returning an exit code. `anyhow` lives only here, at the edge.
 
 mod replay;
+mod serve;
 mod simulate;
 mod verify;
 
@@ -21,6 +22,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Serve live play: HTTP + WebSocket rooms (until SIGINT/SIGTERM).
+    Serve(serve::Args),
     /// Play a whole round headless with bots and write its replay file.
     Simulate(simulate::Args),
     /// Re-run a replay and print its summary (or every frame).
@@ -44,6 +47,7 @@ pub struct LevelsDir {
 /// Runs the parsed command; the returned code is the process's exit code.
 pub fn run(cli: Cli) -> u8 {
     let result = match cli.command {
+        Command::Serve(args) => serve::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Verify(args) => Ok(verify::run(args)),

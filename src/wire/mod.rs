@@ -5,7 +5,9 @@
 pub mod events;
 pub mod json;
 pub mod merge;
+pub mod messages;
 pub mod snapshot;
+pub mod strict;
 pub mod view;
 
 pub use snapshot::{SnapEncoder, encode_full};

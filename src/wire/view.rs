@@ -281,3 +281,148 @@ impl StationView {
         self.k == kind.name()
     }
 }
+
+/// Every short string a frame can carry, so a decoded view can hold `&'static str`s.
+const NAMES: &[&str] = &[
+    "spawn_shelf",
+    "chop_board",
+    "stove",
+    "prep",
+    "serve",
+    "sink",
+    "idle",
+    "moving",
+    "working",
+    "stunned",
+    "disconnected",
+    "ready",
+    "burning",
+    "dirty",
+    "blocked",
+    "tomato_raw",
+    "onion_raw",
+    "lettuce_raw",
+    "mushroom_raw",
+    "tomato_chopped",
+    "onion_chopped",
+    "lettuce_chopped",
+    "mushroom_chopped",
+    "plate",
+    "plate_dirty",
+    "plate_lettuce",
+    "plate_onion",
+    "plate_tomato",
+    "plate_lettuce+onion",
+    "plate_onion+tomato",
+    "dish_tomato_soup",
+    "dish_onion_soup",
+    "dish_mushroom_soup",
+    "dish_salad",
+    "dish_garden_salad",
+    "soup_tomato",
+    "soup_onion",
+    "soup_mushroom",
+    "soup_burnt",
+    "tomato_soup",
+    "onion_soup",
+    "mushroom_soup",
+    "salad",
+    "garden_salad",
+    "fire",
+    "spill",
+    "moving_obstacle",
+    "rush",
+];
+
+fn name(v: &serde_json::Value, what: &str) -> Result<&'static str, String> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("{what} is not a string"))?;
+    NAMES
+        .iter()
+        .find(|n| **n == s)
+        .copied()
+        .ok_or_else(|| format!("{what} {s:?} is not a known name"))
+}
+
+fn opt_name(v: &serde_json::Value, what: &str) -> Result<Option<&'static str>, String> {
+    if v.is_null() {
+        Ok(None)
+    } else {
+        name(v, what).map(Some)
+    }
+}
+
+fn centi(v: &serde_json::Value, what: &str) -> Result<i64, String> {
+    v.as_f64()
+        .map(|f| (f * 100.0).round() as i64)
+        .ok_or_else(|| format!("{what} is not a number"))
+}
+
+fn int(v: &serde_json::Value, what: &str) -> Result<i64, String> {
+    v.as_i64()
+        .ok_or_else(|| format!("{what} is not an integer"))
+}
+
+impl FrameView {
+    /// Reads a merged full frame back into a view (what a socket client's bots play from).
+    /// Player ids must be `c<seat>`; `pi` gives the seat.
+    pub fn from_json(f: &serde_json::Value) -> Result<FrameView, String> {
+        let list = |k: &str| {
+            f.get(k)
+                .and_then(|v| v.as_array())
+                .ok_or_else(|| format!("`{k}` is not a list"))
+        };
+        let mut view = FrameView {
+            t: int(&f["t"], "t")? as u32,
+            s: int(&f["s"], "s")? as u32,
+            tgt: int(&f["tgt"], "tgt")? as u32,
+            tl: centi(&f["tl"], "tl")?,
+            p: Vec::new(),
+            st: Vec::new(),
+            o: Vec::new(),
+            hz: Vec::new(),
+        };
+        for p in list("p")? {
+            view.p.push(PlayerView {
+                seat: int(&p["pi"], "p.pi")? as u8,
+                x: centi(&p["x"], "p.x")? as i32,
+                y: centi(&p["y"], "p.y")? as i32,
+                f: int(&p["f"], "p.f")? as u8,
+                h: opt_name(&p["h"], "p.h")?,
+                s: name(&p["s"], "p.s")?,
+            });
+        }
+        view.p.sort_by_key(|p| p.seat);
+        for s in list("st")? {
+            view.st.push(StationView {
+                k: name(&s["k"], "st.k")?,
+                x: centi(&s["x"], "st.x")? as u16 / 100,
+                y: centi(&s["y"], "st.y")? as u16 / 100,
+                g: opt_name(&s["g"], "st.g")?,
+                q: centi(&s["q"], "st.q")? as u16,
+                p: centi(&s["p"], "st.p")? as u16,
+                s: name(&s["s"], "st.s")?,
+            });
+        }
+        view.st.sort_by_key(|s| (s.y, s.x));
+        for o in list("o")? {
+            view.o.push(OrderView {
+                id: int(&o["id"], "o.id")? as u32,
+                r: name(&o["r"], "o.r")?,
+                l: centi(&o["l"], "o.l")? as u16,
+                pts: int(&o["pts"], "o.pts")? as u32,
+            });
+        }
+        view.o.sort_by_key(|o| o.id);
+        for h in list("hz")? {
+            view.hz.push(HazardView {
+                t: name(&h["t"], "hz.t")?,
+                x: centi(&h["x"], "hz.x")? as i32,
+                y: centi(&h["y"], "hz.y")? as i32,
+                l: centi(&h["l"], "hz.l")?,
+            });
+        }
+        Ok(view)
+    }
+}

@@ -1,0 +1,274 @@
+//! Socket-test support: a real server on 127.0.0.1:0, a WebSocket client, raw HTTP.
+#![allow(dead_code)]
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use undercooked::server::config::ServerConfig;
+use undercooked::server::shared::Shared;
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub shared: Arc<Shared>,
+    pub data: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    handle: Option<tokio::task::JoinHandle<()>>,
+}
+
+static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A server with the test levels and these environment overrides.
+pub async fn start(env: &[(&str, &str)]) -> TestServer {
+    let vars: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut config =
+        ServerConfig::from_env(&move |k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+            .expect("test config");
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&data).unwrap();
+    config.data_dir = data.clone();
+    config.levels_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/levels");
+    let levels = undercooked::levels::load_dir(&config.levels_dir).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shared = Shared::new(config, levels);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let s = shared.clone();
+    let handle = tokio::spawn(async move {
+        undercooked::server::run(listener, s, async move {
+            let _ = stopped.await;
+        })
+        .await
+    });
+    TestServer {
+        addr,
+        shared,
+        data,
+        stop: Some(stop),
+        handle: Some(handle),
+    }
+}
+
+impl TestServer {
+    pub async fn stop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(h) = self.handle.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(6), h).await;
+        }
+    }
+
+    /// The replay files the server wrote.
+    pub fn replays(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(self.data.join("replays"))
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+/// One HTTP/1.1 request over a fresh TCP connection: (status, JSON body or the raw text).
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let body = body.unwrap_or("");
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status: u16 = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    let body = if text
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(Value::String(body)),
+    )
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((len, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+pub async fn create_room(addr: SocketAddr, name: &str) -> (String, String) {
+    let (status, v) = http(
+        addr,
+        "POST",
+        "/api/rooms",
+        Some(&json!({"name": name}).to_string()),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    (
+        v["room_code"].as_str().unwrap().to_string(),
+        v["you"]["token"].as_str().unwrap().to_string(),
+    )
+}
+
+pub async fn join_room(addr: SocketAddr, code: &str, name: &str) -> (u16, Value) {
+    http(
+        addr,
+        "POST",
+        &format!("/api/rooms/{code}/join"),
+        Some(&json!({"name": name}).to_string()),
+        &[],
+    )
+    .await
+}
+
+pub enum Got {
+    Frame(Value),
+    Closed(Option<u16>),
+}
+
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Everything received, in order.
+    pub log: Vec<Value>,
+    pub closed: Option<Option<u16>>,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr, code: &str) -> Client {
+        let (ws, _) = connect_async(format!("ws://{addr}/ws/{code}"))
+            .await
+            .expect("ws connect");
+        Client {
+            ws,
+            log: Vec::new(),
+            closed: None,
+        }
+    }
+
+    pub async fn hello(addr: SocketAddr, code: &str, token: &str) -> Client {
+        let mut c = Client::connect(addr, code).await;
+        c.send(json!({"type": "hello", "p": 1, "token": token, "name": null}))
+            .await;
+        let w = c.expect("welcome").await;
+        assert_eq!(w["room"], code);
+        c.expect("lobby").await;
+        c
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.ws
+            .send(Message::text(v.to_string()))
+            .await
+            .expect("send");
+    }
+
+    pub async fn send_raw(&mut self, m: Message) -> bool {
+        self.ws.send(m).await.is_ok()
+    }
+
+    /// The next frame or the close, waiting at most `secs`.
+    pub async fn next(&mut self, secs: f64) -> Option<Got> {
+        loop {
+            let m = tokio::time::timeout(Duration::from_secs_f64(secs), self.ws.next())
+                .await
+                .ok()?;
+            match m {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value =
+                        serde_json::from_str(t.as_str()).expect("server frames are JSON");
+                    self.log.push(v.clone());
+                    return Some(Got::Frame(v));
+                }
+                Some(Ok(Message::Close(f))) => {
+                    let code = f.map(|f| u16::from(f.code));
+                    self.closed = Some(code);
+                    return Some(Got::Closed(code));
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => {
+                    self.closed.get_or_insert(None);
+                    return Some(Got::Closed(None));
+                }
+            }
+        }
+    }
+
+    /// Waits (up to 10 s) for a frame of this type, skipping others.
+    pub async fn expect(&mut self, ty: &str) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline
+                .saturating_duration_since(tokio::time::Instant::now())
+                .as_secs_f64();
+            match self.next(left.max(0.01)).await {
+                Some(Got::Frame(v)) if v["type"] == ty => return v,
+                Some(Got::Frame(_)) => continue,
+                Some(Got::Closed(c)) => panic!("closed ({c:?}) while waiting for {ty}"),
+                None => panic!(
+                    "timed out waiting for {ty}; got {:?}",
+                    self.log.iter().rev().take(3).collect::<Vec<_>>()
+                ),
+            }
+        }
+    }
+
+    /// Waits for the close and returns its code.
+    pub async fn expect_close(&mut self, secs: f64) -> Option<u16> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(secs);
+        loop {
+            if let Some(c) = self.closed {
+                return c;
+            }
+            let left = deadline
+                .saturating_duration_since(tokio::time::Instant::now())
+                .as_secs_f64();
+            match self.next(left.max(0.01)).await {
+                Some(Got::Closed(c)) => return c,
+                Some(Got::Frame(_)) => continue,
+                None => panic!("no close within {secs} s"),
+            }
+        }
+    }
+}
