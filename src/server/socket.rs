@@ -98,8 +98,20 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
     let opened = Instant::now();
     let mut last_seen = Instant::now();
     let max = shared.config.max_message_bytes;
+    // After the server sends a close, the socket is drained (frames read and ignored) until
+    // the client answers or 3 s pass: closing with unread data would reset the connection
+    // and the client would never see the close code.
+    let mut closing: Option<Instant> = None;
 
     loop {
+        if let Some(since) = closing {
+            match tokio::time::timeout_at((since + Duration::from_secs(3)).into(), stream.next())
+                .await
+            {
+                Ok(Some(Ok(_))) => continue,
+                _ => break,
+            }
+        }
         let deadline = if joined {
             last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S)
         } else {
@@ -119,7 +131,8 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     shared.stats.refused(code);
                 }
                 let _ = tx.try_send(Out::Close(code));
-                break;
+                closing = Some(Instant::now());
+                continue;
             }
         };
         last_seen = Instant::now();
@@ -169,7 +182,8 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     let _ = tx.try_send(Out::Close(close::ABUSE));
                     shared.stats.refused(close::ABUSE);
                     tracing::info!(room = %code, conn = id, "closed for abuse (3 strikes)");
-                    break;
+                    closing = Some(Instant::now());
+                    continue;
                 }
             }
             let _ = tx.try_send(text(&ServerMsg::err(&r)));
@@ -202,7 +216,8 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     let _ = tx.try_send(text(&ServerMsg::err(&r)));
                     let _ = tx.try_send(Out::Close(close::PROTOCOL_MISMATCH));
                     shared.stats.refused(close::PROTOCOL_MISMATCH);
-                    break;
+                    closing = Some(Instant::now());
+                    continue;
                 }
                 let Some(room) = room.as_ref() else {
                     let _ = tx.try_send(text(&ServerMsg::err(&Refusal::new(
@@ -211,7 +226,8 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     ))));
                     let _ = tx.try_send(Out::Close(close::ROOM_GONE));
                     shared.stats.refused(close::ROOM_GONE);
-                    break;
+                    closing = Some(Instant::now());
+                    continue;
                 };
                 let link = ConnLink { id, tx: tx.clone() };
                 if room
@@ -230,7 +246,8 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     ))));
                     let _ = tx.try_send(Out::Close(close::ROOM_GONE));
                     shared.stats.refused(close::ROOM_GONE);
-                    break;
+                    closing = Some(Instant::now());
+                    continue;
                 }
                 joined = true;
             }
@@ -257,7 +274,8 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                         "the room closed",
                     ))));
                     let _ = tx.try_send(Out::Close(close::ROOM_GONE));
-                    break;
+                    closing = Some(Instant::now());
+                    continue;
                 }
             }
         }

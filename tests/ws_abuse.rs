@@ -1,0 +1,303 @@
+//! The guardrails over real sockets: malformed floods, bursts, verb floods, strict parsing,
+//! the input rules, and many handshakes at once.
+
+mod support;
+
+use serde_json::json;
+use support::{Client, Got};
+use tokio_tungstenite::tungstenite::Message;
+
+async fn playing_room(server: &support::TestServer) -> (String, Client) {
+    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut a = Client::hello(server.addr, &code, &token).await;
+    a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
+        .await;
+    a.expect("lobby").await;
+    a.send(json!({"type": "start"})).await;
+    a.expect("snap").await;
+    (code, a)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_thousand_malformed_frames_close_4404_and_nobody_else_notices() {
+    let mut server = support::start(&[]).await;
+    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut bystander = Client::hello(server.addr, &code, &token).await;
+    let (other_code, other_token) = support::create_room(server.addr, "Bob").await;
+    let mut abuser = Client::hello(server.addr, &other_code, &other_token).await;
+    for i in 0..2000 {
+        if !abuser
+            .send_raw(Message::text(format!("{{not json {i}")))
+            .await
+        {
+            break; // the server closed on us
+        }
+    }
+    assert_eq!(abuser.expect_close(10.0).await, Some(4404));
+    assert!(
+        abuser.log.iter().any(|v| v["code"] == "bad_json"),
+        "shape errors are answered"
+    );
+    assert!(
+        abuser.log.iter().any(|v| v["code"] == "rate_limited"),
+        "the bucket ran dry"
+    );
+    bystander.send(json!({"type": "ping", "t": 5})).await;
+    assert_eq!(bystander.expect("pong").await["t"], 5);
+    assert_eq!(
+        support::http(server.addr, "GET", "/healthz", None, &[])
+            .await
+            .0,
+        200
+    );
+    let stats = support::http(server.addr, "GET", "/api/stats", None, &[])
+        .await
+        .1;
+    assert!(stats["refusals"]["4404"].as_u64().unwrap() >= 1, "{stats}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_500_message_burst_is_rate_limited_then_closed_and_the_send_queue_stays_bounded() {
+    let mut server = support::start(&[]).await;
+    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut c = Client::hello(server.addr, &code, &token).await;
+    for t in 0..500 {
+        if !c
+            .send_raw(Message::text(json!({"type": "ping", "t": t}).to_string()))
+            .await
+        {
+            break;
+        }
+    }
+    assert_eq!(c.expect_close(10.0).await, Some(4404));
+    let pongs = c.log.iter().filter(|v| v["type"] == "pong").count();
+    assert!(
+        (30..=45).contains(&pongs),
+        "about one bucket of pongs (40), got {pongs}"
+    );
+    assert!(c.log.iter().any(|v| v["code"] == "rate_limited"));
+    let stats = support::http(server.addr, "GET", "/api/stats", None, &[])
+        .await
+        .1;
+    assert!(
+        stats["send_queue_max"].as_u64().unwrap()
+            <= 4 * undercooked::server::socket::SEND_QUEUE as u64
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn start_set_level_and_emote_floods_hold_the_host_check_and_the_emote_throttle() {
+    let mut server = support::start(&[]).await;
+    let (code, host) = support::create_room(server.addr, "Ann").await;
+    let (_, joined) = support::join_room(server.addr, &code, "Bob").await;
+    let guest = joined["you"]["token"].as_str().unwrap().to_string();
+    let mut a = Client::hello(server.addr, &code, &host).await;
+    let mut b = Client::hello(server.addr, &code, &guest).await;
+    for _ in 0..10 {
+        b.send(json!({"type": "start"})).await;
+        b.send(json!({"type": "set_level", "level": "01_quick_soup"}))
+            .await;
+    }
+    for _ in 0..10 {
+        b.send(json!({"type": "emote", "id": "wave"})).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    while let Some(Got::Frame(_)) = b.next(0.3).await {}
+    let not_host = b.log.iter().filter(|v| v["code"] == "not_host").count();
+    assert_eq!(
+        not_host, 20,
+        "every start and set_level from a guest is refused"
+    );
+    let throttled = b.log.iter().filter(|v| v["code"] == "rate_limited").count();
+    assert_eq!(
+        throttled, 8,
+        "2 emotes a second pass, the rest are throttled"
+    );
+    while let Some(Got::Frame(_)) = a.next(0.3).await {}
+    let emotes: usize = a
+        .log
+        .iter()
+        .filter(|v| v["type"] == "ev")
+        .map(|v| {
+            v["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["kind"] == "emote")
+                .count()
+        })
+        .sum();
+    assert_eq!(emotes, 2, "the lobby emotes are re-broadcast as ev events");
+    assert_eq!(
+        a.log
+            .iter()
+            .filter(|v| v["type"] == "lobby")
+            .last()
+            .unwrap()["level"],
+        serde_json::Value::Null
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn duplicate_keys_unknown_fields_and_positions_are_bad_fields() {
+    let mut server = support::start(&[]).await;
+    let (_, mut a) = playing_room(&server).await;
+    a.send_raw(Message::text(r#"{"type":"ping","t":1,"t":2}"#))
+        .await;
+    assert_eq!(a.expect("err").await["code"], "bad_field");
+    let with_pos = json!({"type": "input", "seq": 1, "move": {"x": 0, "y": 0}, "act": false, "face": null, "pos": {"x": 3, "y": 3}});
+    a.send(with_pos).await;
+    let e = a.expect("err").await;
+    assert_eq!(
+        (e["code"].as_str(), e["seq"].as_u64()),
+        (Some("bad_field"), Some(1))
+    );
+    a.send(
+        json!({"type": "input", "seq": 2, "move": {"x": 3, "y": 0}, "act": false, "face": null}),
+    )
+    .await;
+    assert_eq!(a.expect("err").await["code"], "bad_field");
+    a.send(json!({"type": "fly"})).await;
+    assert_eq!(a.expect("err").await["code"], "unknown_type");
+    a.send(json!({"type": "ready"})).await;
+    assert_eq!(a.expect("err").await["code"], "wrong_state");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_seq_discipline_drops_resends_resyncs_replays_and_counts_gaps() {
+    let mut server = support::start(&[]).await;
+    let (_, mut a) = playing_room(&server).await;
+    let input = |seq: u64| json!({"type": "input", "seq": seq, "move": {"x": 0.5, "y": 0}, "act": false, "face": null});
+    a.send(input(5)).await; // a gap of 5 from 0: accepted, counted
+    a.send(input(5)).await; // an idempotent resend: silent
+    a.send(input(3)).await; // a replay: bad_field with its seq, and a resync event
+    let e = a.expect("err").await;
+    assert_eq!(
+        (e["code"].as_str(), e["seq"].as_u64()),
+        (Some("bad_field"), Some(3))
+    );
+    let mut resync = None;
+    for _ in 0..20 {
+        let s = a.expect("snap").await;
+        if let Some(ev) = s["raw"]["e"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["k"] == "resync")
+        {
+            resync = Some(ev.clone());
+            break;
+        }
+    }
+    let resync = resync.expect("a resync event rides the snap");
+    assert_eq!(
+        (resync["i"].as_str(), resync["seq"].as_u64()),
+        (Some("c0"), Some(5))
+    );
+    let stats = support::http(server.addr, "GET", "/api/stats", None, &[])
+        .await
+        .1;
+    assert_eq!(stats["stale_seqs"], 1);
+    assert_eq!(stats["input_gaps"], 1);
+    assert_eq!(stats["inputs_received"], 1);
+    assert_eq!(
+        a.log.iter().filter(|v| v["type"] == "err").count(),
+        1,
+        "the resend was silent"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_handshakes_all_get_their_welcome() {
+    let mut server = support::start(&[("UNDERCOOKED_MAX_INPUTS_PER_S", "100")]).await;
+    let addr = server.addr;
+    let mut codes = Vec::new();
+    for i in 0..50 {
+        codes.push(support::create_room(addr, &format!("host{i}")).await);
+    }
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let (code, host) = codes[i / 4].clone();
+        tasks.push(tokio::spawn(async move {
+            let mut c = Client::connect(addr, &code).await;
+            let token = if i % 4 == 0 {
+                host
+            } else {
+                format!("guest-{i}")
+            };
+            c.send(json!({"type": "hello", "p": 1, "token": token}))
+                .await;
+            c.expect("welcome").await["you"]["seat"].as_u64()
+        }));
+    }
+    let mut seated = 0;
+    for t in tasks {
+        if t.await.unwrap().is_some() {
+            seated += 1;
+        }
+    }
+    assert_eq!(seated, 200);
+    let stats = support::http(addr, "GET", "/api/stats", None, &[]).await.1;
+    assert_eq!(stats["rooms"]["lobby"], 50);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn http_bodies_are_parsed_strictly_and_never_500() {
+    let mut server = support::start(&[]).await;
+    let addr = server.addr;
+    for (body, code) in [
+        ("{nope", "bad_json"),
+        (r#"{"name": 5}"#, "bad_field"),
+        (r#"{"name": "a", "admin": true}"#, "bad_field"),
+        (r#"{"name": "a", "name": "b"}"#, "bad_field"),
+    ] {
+        let (status, v) = support::http(addr, "POST", "/api/rooms", Some(body), &[]).await;
+        assert_eq!((status, v["code"].as_str()), (400, Some(code)), "{body}");
+        assert!(v["msg"].is_string());
+    }
+    let big = format!(r#"{{"name": "{}"}}"#, "x".repeat(5000));
+    let (status, v) = support::http(addr, "POST", "/api/rooms", Some(&big), &[]).await;
+    assert_eq!(status, 400, "{v}");
+    let (status, v) = support::http(addr, "GET", "/api/session", None, &[]).await;
+    assert_eq!(status, 401, "{v}");
+    let (_, token) = support::create_room(addr, "Ann").await;
+    let auth = format!("Bearer {token}");
+    let (status, v) = support::http(
+        addr,
+        "GET",
+        "/api/session",
+        None,
+        &[("Authorization", &auth)],
+    )
+    .await;
+    assert_eq!(
+        (status, v["name"].as_str(), v["unlocked"].as_u64()),
+        (200, Some("Ann"), Some(1))
+    );
+    let (_, levels) = support::http(
+        addr,
+        "GET",
+        "/api/levels",
+        None,
+        &[("Authorization", &auth)],
+    )
+    .await;
+    assert_eq!(levels["levels"][0]["unlocked"], true);
+    assert_eq!(levels["levels"][1]["unlocked"], false);
+    let (status, metrics) = support::http(addr, "GET", "/metrics", None, &[]).await;
+    assert_eq!(status, 200);
+    assert!(
+        metrics
+            .as_str()
+            .unwrap()
+            .contains("undercooked_rooms{state=\"lobby\"} 1"),
+        "{metrics}"
+    );
+    server.stop().await;
+}
