@@ -207,3 +207,76 @@ fn verify_over_the_golden_corpus_folder_passes_with_one_line_per_file() {
         "{stdout}"
     );
 }
+
+#[test]
+fn serve_refuses_a_bad_setting_naming_the_variable_and_its_range() {
+    let (code, _, stderr) = run(bin().arg("serve").env("UNDERCOOKED_MAX_PLAYERS", "7"));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("UNDERCOOKED_MAX_PLAYERS=7 is out of range (accepted: 1-4)"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(bin()
+        .arg("serve")
+        .env("UNDERCOOKED_TICK_HZ", "20")
+        .env("UNDERCOOKED_SNAPSHOT_HZ", "3"));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("UNDERCOOKED_SNAPSHOT_HZ=3 must divide UNDERCOOKED_TICK_HZ=20"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn serve_stops_cleanly_on_sigterm() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let data = tmp("serve-data");
+    let mut child = bin()
+        .args([
+            "serve",
+            "--bind",
+            &format!("127.0.0.1:{port}"),
+            "--log-format",
+            "json",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed().as_secs() < 10, "the server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let stop = std::time::Instant::now();
+    let exit = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(stop.elapsed().as_secs() < 5, "not stopped within 5 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(exit.success(), "{exit:?}");
+    let mut log = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut log).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(log.lines().next().unwrap()).expect("json log lines");
+    assert!(
+        first["fields"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("serving"),
+        "{log}"
+    );
+}

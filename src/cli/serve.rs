@@ -58,7 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .with_context(|| format!("creating {}", config.data_dir.display()))?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(config.bind).await.with_context(|| format!("binding {}", config.bind))?;
+        let listener = listen(config.bind).with_context(|| format!("binding {}", config.bind))?;
         let addr = listener.local_addr()?;
         tracing::info!(%addr, levels = levels.len(), data_dir = %config.data_dir.display(), "undercooked serving");
         let shared = undercooked::server::shared::Shared::new(config, levels);
@@ -100,4 +100,17 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
+}
+
+/// Binds with a deep accept backlog: a burst of a thousand handshakes must not overflow the
+/// kernel's queue (an overflow costs a client a one-second SYN retransmit).
+fn listen(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(4096)
 }
