@@ -300,16 +300,19 @@ impl Room {
         }
     }
 
-    /// The `lobby` frame to every connection (each sees its own `unlocked`).
-    pub(crate) fn broadcast_lobby(&mut self) {
-        let viewers: Vec<(u64, String)> = self
-            .seats
+    /// Every live connection with its token: seats in seat order, then spectators.
+    pub(crate) fn viewers(&self) -> Vec<(u64, String)> {
+        self.seats
             .iter()
             .flatten()
             .filter_map(|s| s.conn.as_ref().map(|c| (c.id, s.token.clone())))
             .chain(self.spectators.iter().map(|s| (s.conn.id, s.token.clone())))
-            .collect();
-        for (conn, token) in viewers {
+            .collect()
+    }
+
+    /// The `lobby` frame to every connection (each sees its own `unlocked`).
+    pub(crate) fn broadcast_lobby(&mut self) {
+        for (conn, token) in self.viewers() {
             let msg = self.lobby_msg(Some(&token));
             self.send_to(conn, &msg);
         }

@@ -421,14 +421,7 @@ impl Room {
         let order = finished.level_order;
         let won = finished.won;
         let base = finished.msg.clone();
-        let viewers: Vec<(u64, String)> = self
-            .seats
-            .iter()
-            .flatten()
-            .filter_map(|s| s.conn.as_ref().map(|c| (c.id, s.token.clone())))
-            .chain(self.spectators.iter().map(|s| (s.conn.id, s.token.clone())))
-            .collect();
-        for (conn, token) in viewers {
+        for (conn, token) in self.viewers() {
             let unlocked = self.shared.sessions.get(&token).map_or(1, |s| s.unlocked);
             let next = if won && unlocked > order {
                 self.shared.level_after(order)

@@ -55,6 +55,13 @@ fn text(msg: &ServerMsg) -> Out {
     Out::Text(Arc::from(msg.to_json()))
 }
 
+/// Queues an `err` and a close with its code, and counts the refusal.
+fn refuse_and_close(shared: &Shared, tx: &mpsc::Sender<Out>, err: Refusal, close_code: u16) {
+    let _ = tx.try_send(text(&ServerMsg::err(&err)));
+    let _ = tx.try_send(Out::Close(close_code));
+    shared.stats.refused(close_code);
+}
+
 /// Serves one socket for room `code` until it closes.
 pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
     let id = shared.conn_id();
@@ -178,9 +185,7 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
             if strike {
                 strikes += 1;
                 if strikes >= limits::STRIKES {
-                    let _ = tx.try_send(text(&ServerMsg::err(&r)));
-                    let _ = tx.try_send(Out::Close(close::ABUSE));
-                    shared.stats.refused(close::ABUSE);
+                    refuse_and_close(&shared, &tx, r, close::ABUSE);
                     tracing::info!(room = %code, conn = id, "closed for abuse (3 strikes)");
                     closing = Some(Instant::now());
                     continue;
@@ -213,19 +218,17 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                             "protocol {p} is not supported (this server speaks {MIN_SUPPORTED_VERSION}..{PROTOCOL_VERSION})"
                         ),
                     );
-                    let _ = tx.try_send(text(&ServerMsg::err(&r)));
-                    let _ = tx.try_send(Out::Close(close::PROTOCOL_MISMATCH));
-                    shared.stats.refused(close::PROTOCOL_MISMATCH);
+                    refuse_and_close(&shared, &tx, r, close::PROTOCOL_MISMATCH);
                     closing = Some(Instant::now());
                     continue;
                 }
                 let Some(room) = room.as_ref() else {
-                    let _ = tx.try_send(text(&ServerMsg::err(&Refusal::new(
-                        code::ROOM_GONE,
-                        format!("no room {code}"),
-                    ))));
-                    let _ = tx.try_send(Out::Close(close::ROOM_GONE));
-                    shared.stats.refused(close::ROOM_GONE);
+                    refuse_and_close(
+                        &shared,
+                        &tx,
+                        Refusal::new(code::ROOM_GONE, format!("no room {code}")),
+                        close::ROOM_GONE,
+                    );
                     closing = Some(Instant::now());
                     continue;
                 };
@@ -240,12 +243,12 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     .await
                     .is_err()
                 {
-                    let _ = tx.try_send(text(&ServerMsg::err(&Refusal::new(
-                        code::ROOM_GONE,
-                        "the room closed",
-                    ))));
-                    let _ = tx.try_send(Out::Close(close::ROOM_GONE));
-                    shared.stats.refused(close::ROOM_GONE);
+                    refuse_and_close(
+                        &shared,
+                        &tx,
+                        Refusal::new(code::ROOM_GONE, "the room closed"),
+                        close::ROOM_GONE,
+                    );
                     closing = Some(Instant::now());
                     continue;
                 }
@@ -269,11 +272,12 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                         .await
                         .is_err()
                 {
-                    let _ = tx.try_send(text(&ServerMsg::err(&Refusal::new(
-                        code::ROOM_GONE,
-                        "the room closed",
-                    ))));
-                    let _ = tx.try_send(Out::Close(close::ROOM_GONE));
+                    refuse_and_close(
+                        &shared,
+                        &tx,
+                        Refusal::new(code::ROOM_GONE, "the room closed"),
+                        close::ROOM_GONE,
+                    );
                     closing = Some(Instant::now());
                     continue;
                 }
