@@ -13,6 +13,7 @@ pub mod server;
 pub mod sessions;
 pub mod sim;
 pub mod simulate;
+pub mod store;
 pub mod verify;
 pub mod wire;
 

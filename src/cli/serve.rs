@@ -16,6 +16,9 @@ pub struct Args {
     /// The levels folder (default ./levels; env UNDERCOOKED_LEVELS_DIR).
     #[arg(long = "levels")]
     levels: Option<PathBuf>,
+    /// The history database (default sqlite://<data-dir>/undercooked.db; env UNDERCOOKED_DB).
+    #[arg(long, env = "UNDERCOOKED_DB")]
+    db: Option<String>,
     /// Log lines as `human` or `json`.
     #[arg(long, default_value = "human", value_parser = ["human", "json"])]
     log_format: String,
@@ -58,11 +61,17 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .with_context(|| format!("creating {}", config.data_dir.display()))?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
+        // Signal handlers first: a SIGTERM that arrives while the database opens still
+        // shuts down cleanly instead of killing the process.
+        let stop = shutdown_signal()?;
+        let db = undercooked::store::db_location(args.db.as_deref(), &config.data_dir);
+        let store = undercooked::store::Store::open(&db).await?;
         let listener = listen(config.bind).with_context(|| format!("binding {}", config.bind))?;
         let addr = listener.local_addr()?;
-        tracing::info!(%addr, levels = levels.len(), data_dir = %config.data_dir.display(), "undercooked serving");
-        let shared = undercooked::server::shared::Shared::new(config, levels);
-        undercooked::server::run(listener, Arc::clone(&shared), shutdown_signal()).await;
+        let shared = undercooked::server::shared::Shared::new(config.clone(), levels);
+        shared.attach_history(store).await?;
+        tracing::info!(%addr, levels = shared.levels.len(), data_dir = %config.data_dir.display(), db = %db, "undercooked serving");
+        undercooked::server::run(listener, Arc::clone(&shared), stop).await;
         tracing::info!("stopped");
         anyhow::Ok(())
     })?;
@@ -81,24 +90,25 @@ fn init_tracing(format: LogFormat) {
     };
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Registers SIGINT and SIGTERM now and returns the future that resolves on either.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {},
+                _ = int.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }
 

@@ -475,6 +475,25 @@ impl Room {
         }
     }
 
+    /// `ev` with a `quest` event to the connection of the session that completed it, and to
+    /// nobody else.
+    pub(crate) fn quest_completed(&mut self, c: &crate::store::quests::Completion) {
+        let conn = self
+            .seats
+            .iter()
+            .flatten()
+            .find(|s| s.session_id == c.session_id)
+            .and_then(|s| s.conn.as_ref())
+            .map(|c| c.id);
+        let Some(conn) = conn else { return };
+        let event = serde_json::json!({"kind": "quest", "x": 0.0, "y": 0.0, "payload": {"quest": c.quest_id, "progress": c.progress, "target": c.target}});
+        let frame: Arc<str> = Arc::from(crate::wire::messages::ev_frame(&[event.to_string()]));
+        let shared = self.shared.clone();
+        if let Some(c) = self.conn_mut(conn) {
+            Room::push(&shared, c, &frame, false);
+        }
+    }
+
     pub(crate) fn player_ids(&self) -> Vec<String> {
         (0..4).map(|i| format!("c{i}")).collect()
     }

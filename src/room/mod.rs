@@ -67,6 +67,8 @@ pub enum RoomCmd {
     Summary {
         reply: oneshot::Sender<serde_json::Value>,
     },
+    /// A quest a seated session completed: told to that player alone.
+    Quest(crate::store::quests::Completion),
     /// Server shutdown: finish the round as aborted, close every socket 1001.
     Shutdown { reply: oneshot::Sender<()> },
 }
@@ -232,6 +234,7 @@ impl Room {
             RoomCmd::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
+            RoomCmd::Quest(c) => self.quest_completed(&c),
             RoomCmd::Shutdown { .. } => {}
         }
     }

@@ -11,6 +11,8 @@ use crate::log::{Header, Record, SeatEntry};
 use crate::round::Round;
 use crate::sim::Event;
 use crate::sim::movement::facing_of;
+use crate::store::chain::{Batch, Must};
+use crate::store::history::{RoundMeta, RoundOutcome, SeatRow, event_rows};
 use crate::wire::messages::{
     InputMsg, PROTOCOL_VERSION, PlayerScoreWire, Refusal, RoomState, ServerMsg, close, code,
     quantize_move, snap_frame,
@@ -21,7 +23,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// An accepted input waiting for its tick.
@@ -42,6 +44,9 @@ pub(crate) struct Play {
     last_flush: Instant,
     seated: usize,
     events_dropped_seen: u64,
+    /// The history's view of this round, and its count of batches not yet written.
+    meta: Arc<RoundMeta>,
+    pending: Arc<AtomicUsize>,
 }
 
 impl Play {
@@ -120,6 +125,27 @@ impl Room {
             self.code, self.round_no, started_unix_s
         ));
         let seated = header.seats.len();
+        let meta = Arc::new(RoundMeta {
+            round_key: format!("{}-{}-{}", self.code, self.round_no, started_unix_s),
+            room_code: self.code.clone(),
+            round_no: self.round_no,
+            level_id: source.level.id.clone(),
+            seed,
+            replay_path: path.display().to_string(),
+            started_at: started_unix_s as i64,
+            target: source.level.target_score,
+            tick_hz: shared.config.tick_hz,
+            seats: header
+                .seats
+                .iter()
+                .map(|s| SeatRow {
+                    seat: s.seat,
+                    session_id: s.session_id.clone(),
+                    name: s.name.clone(),
+                    color: s.color.clone(),
+                })
+                .collect(),
+        });
         let opened = std::fs::create_dir_all(&dir).and_then(|_| File::create(&path));
         let started = opened
             .map_err(|e| e.to_string())
@@ -149,7 +175,12 @@ impl Room {
             last_flush: Instant::now(),
             seated,
             events_dropped_seen: 0,
+            meta: meta.clone(),
+            pending: Arc::new(AtomicUsize::new(0)),
         });
+        if let Some(chain) = shared.chain() {
+            chain.must(Must::Begin(meta));
+        }
         self.state = RoomState::Playing;
         self.fan_out(&first);
     }
@@ -245,6 +276,18 @@ impl Room {
             }
         };
         play.pass_events.extend(closed.events.iter().cloned());
+        if !closed.events.is_empty()
+            && let Some(chain) = self.shared.chain()
+        {
+            let tick = play.round.fold.state.tick - 1;
+            let rows = event_rows(&closed.events, tick, &play.round.fold.ids);
+            chain.submit(Batch {
+                meta: play.meta.clone(),
+                tick,
+                rows,
+                pending: play.pending.clone(),
+            });
+        }
         play.spect_events.extend(closed.events);
         let dropped = play.round.events_dropped();
         self.shared
@@ -337,6 +380,7 @@ impl Room {
         let ids = play.round.fold.ids.clone();
         let path = play.path.clone();
         let seed = play.round.fold.header.seed;
+        let play_meta = play.meta.clone();
         let result = match play.round.finish() {
             Ok((_, result)) => Some(result),
             Err(e) => {
@@ -395,6 +439,34 @@ impl Room {
             ticks: state.tick,
             unlocked: None,
         };
+        if let Some(chain) = shared.chain() {
+            let unlock = won.then(|| shared.level_after(order).map_or(order, |l| l.level.order));
+            chain.must(Must::Finish {
+                meta: play_meta.clone(),
+                outcome: RoundOutcome {
+                    round_key: play_meta.round_key.clone(),
+                    level_id: rules.level.id.clone(),
+                    level_order: order,
+                    ended_at: crate::store::unix_now(),
+                    result: result.map_or("aborted", |r| r.name()).to_string(),
+                    score: state.score,
+                    stars: state.verdict.map_or(0, |v| v.stars),
+                    ticks: state.tick,
+                    served: state.counters.served,
+                    missed: state.counters.missed,
+                    wasted: state.counters.wasted,
+                    lost_items: state.counters.lost_items,
+                    longest_streak: state.longest_streak,
+                    players: state
+                        .cooks
+                        .iter()
+                        .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
+                        .collect(),
+                    unlock,
+                },
+                outbox: None,
+            });
+        }
         self.finished = Some(Finished {
             msg,
             level_order: order,

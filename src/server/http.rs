@@ -307,6 +307,11 @@ pub fn census(shared: &Shared) -> Value {
         "clamped_moves": s.clamped_moves.load(Relaxed),
         "input_gaps": s.input_gaps.load(Relaxed),
         "events_dropped": s.events_dropped.load(Relaxed),
+        "batches_written": shared.chain().map_or(0, |c| c.stats.batches_written.load(Relaxed)),
+        "batches_dropped": shared.chain().map_or(0, |c| c.stats.batches_dropped.load(Relaxed)),
+        "events_written": shared.chain().map_or(0, |c| c.stats.events_written.load(Relaxed)),
+        "write_errors": shared.chain().map_or(0, |c| c.stats.write_errors.load(Relaxed)),
+        "outbox_pending": shared.chain().map_or(0, |c| c.stats.outbox_pending.load(Relaxed)),
     })
 }
 
@@ -409,6 +414,41 @@ async fn kill_socket(
     })
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaultBody {
+    #[serde(default)]
+    slow_ms: u64,
+    #[serde(default)]
+    fail: bool,
+}
+
+async fn db_fault(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
+    let body: FaultBody = match serde_json::from_slice(&bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            return Ok(refuse(
+                StatusCode::BAD_REQUEST,
+                code::BAD_FIELD,
+                e.to_string(),
+            ));
+        }
+    };
+    let Some(chain) = shared.chain() else {
+        return Ok(refuse(
+            StatusCode::NOT_FOUND,
+            "no_history",
+            "the server has no database",
+        ));
+    };
+    chain.faults.slow_ms.store(body.slow_ms, Relaxed);
+    chain.faults.fail.store(body.fail, Relaxed);
+    Ok(answer(
+        StatusCode::OK,
+        json!({"slow_ms": body.slow_ms, "fail": body.fail}),
+    ))
+}
+
 async fn panic_tick(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
     let Some(entry) = shared.room(&room) else {
         return Ok(refuse(
@@ -506,6 +546,12 @@ pub fn routes(
         .and(test_gate)
         .and(with.clone())
         .and_then(panic_tick);
+    let fault = warp::path!("api" / "test" / "db_fault")
+        .and(warp::post())
+        .and(test_gate)
+        .and(with.clone())
+        .and(body)
+        .and_then(db_fault);
     let max_frame = (shared.config.max_message_bytes * 16).max(1 << 20);
     let ws = warp::path!("ws" / String)
         .and(warp::header::optional::<String>("origin"))
@@ -541,6 +587,8 @@ pub fn routes(
         .or(kill)
         .unify()
         .or(panic)
+        .unify()
+        .or(fault)
         .unify()
         .or(ws)
         .unify()

@@ -62,6 +62,8 @@ impl Stats {
 
 pub struct Shared {
     pub config: ServerConfig,
+    /// The history (SQLite + its write chain), once attached.
+    pub history: std::sync::OnceLock<(crate::store::Store, crate::store::chain::Chain)>,
     /// The campaign and test levels, loaded once at start.
     pub levels: Vec<LevelSource>,
     pub sessions: Sessions,
@@ -74,12 +76,55 @@ impl Shared {
     pub fn new(config: ServerConfig, levels: Vec<LevelSource>) -> Arc<Shared> {
         Arc::new(Shared {
             config,
+            history: std::sync::OnceLock::new(),
             levels,
             sessions: Sessions::default(),
             rooms: Mutex::new(BTreeMap::new()),
             stats: Stats::default(),
             next_conn: AtomicU64::new(1),
         })
+    }
+
+    /// Opens the history: sessions are loaded from it, the write chain starts (replaying
+    /// any outbox left by an earlier run), and quest completions are routed to their player.
+    pub async fn attach_history(
+        self: &Arc<Self>,
+        store: crate::store::Store,
+    ) -> Result<(), crate::store::StoreError> {
+        use sqlx::Row;
+        let rows = sqlx::query("SELECT id, token_hash, name, unlocked FROM sessions")
+            .fetch_all(&store.pool)
+            .await?;
+        self.sessions.preload(
+            rows.iter()
+                .map(|r| crate::store::history::SessionRow {
+                    id: r.get("id"),
+                    token_hash: r.get("token_hash"),
+                    name: r.get("name"),
+                    unlocked: r.get::<i64, _>("unlocked") as u32,
+                })
+                .collect(),
+        );
+        let weak = Arc::downgrade(self);
+        let notify: crate::store::chain::Notify = Arc::new(move |meta, completion| {
+            let Some(shared) = weak.upgrade() else { return };
+            if let Some(room) = shared.room(&meta.room_code) {
+                let _ = room.tx.try_send(RoomCmd::Quest(completion));
+            }
+        });
+        let chain = crate::store::chain::Chain::start(
+            store.clone(),
+            self.config.data_dir.join("outbox"),
+            notify,
+        )
+        .await?;
+        self.sessions.persist_with(chain.clone());
+        let _ = self.history.set((store, chain));
+        Ok(())
+    }
+
+    pub fn chain(&self) -> Option<&crate::store::chain::Chain> {
+        self.history.get().map(|h| &h.1)
     }
 
     pub fn conn_id(&self) -> u64 {

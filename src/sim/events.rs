@@ -78,6 +78,8 @@ pub struct Payload {
     pub sc: Option<u32>,
     pub tgt: Option<u32>,
     pub stars: Option<u8>,
+    /// History only, never on the wire: the recipe of a `served` order (quests count it).
+    pub recipe: Option<&'static str>,
 }
 
 /// One event: kind, position in units (1000 per tile; 0, 0 for HUD events), payload.

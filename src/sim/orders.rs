@@ -60,6 +60,7 @@ pub fn serve(
             sd: Some(delta as i64),
             q: Some(quality),
             stk: Some(state.streak),
+            recipe: Some(order.recipe.id()),
             ..Payload::default()
         },
     ));

@@ -43,6 +43,16 @@ pub async fn start(env: &[(&str, &str)]) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shared = Shared::new(config, levels);
+    let store = undercooked::store::Store::open(&format!(
+        "sqlite://{}",
+        data.join("undercooked.db").display()
+    ))
+    .await
+    .expect("the test database opens");
+    shared
+        .attach_history(store)
+        .await
+        .expect("history attached");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let s = shared.clone();
     let handle = tokio::spawn(async move {

@@ -1,0 +1,235 @@
+//! The SQL that writes the history: a round's start, its event batches, its end, sessions.
+//!
+//! Every write is idempotent (unique keys, `INSERT OR IGNORE`, upserts), so writing the same
+//! batch or result twice changes nothing and nothing is ever counted or rewarded twice. The
+//! live write chain and `reindex` call the same functions.
+
+use super::quests::{self, Completion, QuestDef};
+use crate::sim::Event;
+use serde::{Deserialize, Serialize};
+use sqlx::SqliteConnection;
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SeatRow {
+    pub seat: u8,
+    pub session_id: String,
+    pub name: String,
+    pub color: String,
+}
+
+/// What the database needs to know of a round when it starts.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RoundMeta {
+    pub round_key: String,
+    pub room_code: String,
+    pub round_no: u32,
+    pub level_id: String,
+    pub seed: u64,
+    pub replay_path: String,
+    pub started_at: i64,
+    pub target: u32,
+    pub tick_hz: u32,
+    pub seats: Vec<SeatRow>,
+}
+
+impl RoundMeta {
+    pub fn session_of(&self, seat: u8) -> Option<&str> {
+        self.seats
+            .iter()
+            .find(|s| s.seat == seat)
+            .map(|s| s.session_id.as_str())
+    }
+}
+
+/// One event as a row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRow {
+    pub tick: u32,
+    pub n: u32,
+    pub kind: &'static str,
+    pub seat: Option<u8>,
+    pub x: f64,
+    pub y: f64,
+    pub payload: String,
+    pub recipe: Option<&'static str>,
+    pub stk: Option<u32>,
+}
+
+/// The rows of one tick's events (their wire payloads, with short keys).
+pub fn event_rows(events: &[Event], tick: u32, ids: &[String]) -> Vec<EventRow> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(n, e)| {
+            let mut wire = String::new();
+            crate::wire::events::event_wire(&mut wire, e, ids);
+            let v: serde_json::Value = serde_json::from_str(&wire).unwrap_or_default();
+            EventRow {
+                tick,
+                n: n as u32,
+                kind: e.kind.name(),
+                seat: e.payload.i,
+                x: e.x as f64 / 1000.0,
+                y: e.y as f64 / 1000.0,
+                payload: v["payload"].to_string(),
+                recipe: e.payload.recipe,
+                stk: e.payload.stk,
+            }
+        })
+        .collect()
+}
+
+/// The end of a round, as the room (or `reindex`) saw it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RoundOutcome {
+    pub round_key: String,
+    pub level_id: String,
+    pub level_order: u32,
+    pub ended_at: i64,
+    pub result: String,
+    pub score: u32,
+    pub stars: u8,
+    pub ticks: u32,
+    pub served: u32,
+    pub missed: u32,
+    pub wasted: u32,
+    pub lost_items: u32,
+    pub longest_streak: u32,
+    /// (seat, score, dishes served, missed contribution).
+    pub players: Vec<(u8, u32, u32, u32)>,
+    /// After a win: the campaign order every seated session unlocks.
+    pub unlock: Option<u32>,
+}
+
+pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO rounds (round_key, room_code, round_no, level_id, seed, replay_path, started_at, target, tick_hz)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(round_key) DO NOTHING",
+    )
+    .bind(&meta.round_key)
+    .bind(&meta.room_code)
+    .bind(meta.round_no as i64)
+    .bind(&meta.level_id)
+    .bind(meta.seed.to_string())
+    .bind(&meta.replay_path)
+    .bind(meta.started_at)
+    .bind(meta.target as i64)
+    .bind(meta.tick_hz as i64)
+    .execute(&mut *conn)
+    .await?;
+    for s in &meta.seats {
+        sqlx::query("INSERT INTO round_players (round_key, seat, session_id, name, color) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+            .bind(&meta.round_key)
+            .bind(s.seat as i64)
+            .bind(&s.session_id)
+            .bind(&s.name)
+            .bind(&s.color)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Writes one tick's events; quest progress is folded from the rows that were new.
+pub async fn write_events(
+    conn: &mut SqliteConnection,
+    meta: &RoundMeta,
+    rows: &[EventRow],
+    defs: &[QuestDef],
+) -> sqlx::Result<Vec<Completion>> {
+    let mut fresh = Vec::new();
+    for r in rows {
+        let done = sqlx::query("INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            .bind(&meta.round_key)
+            .bind(r.tick as i64)
+            .bind(r.n as i64)
+            .bind(r.kind)
+            .bind(r.seat.map(|s| s as i64))
+            .bind(r.x)
+            .bind(r.y)
+            .bind(&r.payload)
+            .execute(&mut *conn)
+            .await?;
+        if done.rows_affected() == 1 {
+            fresh.push(r);
+        }
+    }
+    let mut completions = Vec::new();
+    for r in fresh {
+        completions.extend(quests::fold_event(conn, meta, r, defs).await?);
+    }
+    Ok(completions)
+}
+
+/// Writes a round's end: its result, each seat's figures, the unlocks and the quests that
+/// come from results. All in the caller's transaction; idempotent.
+pub async fn finish_round(
+    conn: &mut SqliteConnection,
+    meta: &RoundMeta,
+    out: &RoundOutcome,
+    defs: &[QuestDef],
+) -> sqlx::Result<Vec<Completion>> {
+    sqlx::query(
+        "UPDATE rounds SET ended_at = ?, result = ?, score = ?, stars = ?, ticks = ?, served = ?, missed = ?, wasted = ?,
+         lost_items = ?, longest_streak = ? WHERE round_key = ?",
+    )
+    .bind(out.ended_at)
+    .bind(&out.result)
+    .bind(out.score as i64)
+    .bind(out.stars as i64)
+    .bind(out.ticks as i64)
+    .bind(out.served as i64)
+    .bind(out.missed as i64)
+    .bind(out.wasted as i64)
+    .bind(out.lost_items as i64)
+    .bind(out.longest_streak as i64)
+    .bind(&out.round_key)
+    .execute(&mut *conn)
+    .await?;
+    for (seat, score, dishes, missed) in &out.players {
+        sqlx::query("UPDATE round_players SET score = ?, dishes_served = ?, missed = ? WHERE round_key = ? AND seat = ?")
+            .bind(*score as i64)
+            .bind(*dishes as i64)
+            .bind(*missed as i64)
+            .bind(&out.round_key)
+            .bind(*seat as i64)
+            .execute(&mut *conn)
+            .await?;
+    }
+    if let Some(order) = out.unlock {
+        for s in &meta.seats {
+            sqlx::query("UPDATE sessions SET unlocked = MAX(unlocked, ?) WHERE id = ?")
+                .bind(order as i64)
+                .bind(&s.session_id)
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
+    quests::fold_result(conn, meta, out, defs).await
+}
+
+/// A session row (the token only as its hash).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub token_hash: String,
+    pub name: String,
+    pub unlocked: u32,
+}
+
+pub async fn upsert_session(conn: &mut SqliteConnection, s: &SessionRow) -> sqlx::Result<()> {
+    let now = super::unix_now();
+    sqlx::query(
+        "INSERT INTO sessions (id, token_hash, name, unlocked, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET name = excluded.name, unlocked = MAX(unlocked, excluded.unlocked), last_seen = excluded.last_seen",
+    )
+    .bind(&s.id)
+    .bind(&s.token_hash)
+    .bind(&s.name)
+    .bind(s.unlocked as i64)
+    .bind(now)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! The history in SQLite: opening the database, its migrations, and what writes to it.
+//!
+//! The replay files are the authority; the database is a projection of them (`reindex`
+//! rebuilds it). `history` holds the SQL that writes rounds, events, results and quest
+//! progress, shared by the live write chain (`chain`) and `reindex`; `quests` holds the fold
+//! from events and results to quest progress.
+
+pub mod chain;
+pub mod history;
+pub mod quests;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database was written by a newer build (it has a migration this one lacks).
+    Newer {
+        db: String,
+        version: i64,
+    },
+    Open {
+        db: String,
+        error: String,
+    },
+    Sql(sqlx::Error),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Newer { db, version } => write!(
+                f,
+                "{db} was written by a newer undercooked (it has schema migration {version}, which this build does not know); refusing to touch it — use the newer build"
+            ),
+            StoreError::Open { db, error } => write!(f, "cannot open the database {db}: {error}"),
+            StoreError::Sql(e) => write!(f, "database error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Sql(e)
+    }
+}
+
+/// Where the database is: `--db sqlite://…` / `UNDERCOOKED_DB`, else `<data-dir>/undercooked.db`.
+pub fn db_location(db: Option<&str>, data_dir: &Path) -> String {
+    match db {
+        Some(url) => url.to_string(),
+        None => format!("sqlite://{}", data_dir.join("undercooked.db").display()),
+    }
+}
+
+fn options(location: &str) -> Result<SqliteConnectOptions, StoreError> {
+    let opts = if location.starts_with("sqlite:") {
+        SqliteConnectOptions::from_str(location).map_err(|e| StoreError::Open {
+            db: location.to_string(),
+            error: e.to_string(),
+        })?
+    } else {
+        SqliteConnectOptions::new().filename(PathBuf::from(location))
+    };
+    Ok(opts.foreign_keys(true).busy_timeout(Duration::from_secs(5)))
+}
+
+#[derive(Clone)]
+pub struct Store {
+    pub pool: SqlitePool,
+    pub location: String,
+}
+
+impl Store {
+    /// Opens (creating on first use) the database, in WAL mode, and applies the migrations.
+    /// A database from a newer build is refused, never altered.
+    pub async fn open(location: &str) -> Result<Store, StoreError> {
+        if let Some(path) = location
+            .strip_prefix("sqlite://")
+            .or_else(|| location.strip_prefix("sqlite:"))
+            && let Some(parent) = Path::new(path.split('?').next().unwrap_or(path)).parent()
+            && !parent.as_os_str().is_empty()
+        {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let opts = options(location)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(opts)
+            .await
+            .map_err(|e| StoreError::Open {
+                db: location.to_string(),
+                error: e.to_string(),
+            })?;
+        match MIGRATOR.run(&pool).await {
+            Ok(()) => {}
+            Err(sqlx::migrate::MigrateError::VersionMissing(version)) => {
+                return Err(StoreError::Newer {
+                    db: location.to_string(),
+                    version,
+                });
+            }
+            Err(e) => {
+                return Err(StoreError::Open {
+                    db: location.to_string(),
+                    error: e.to_string(),
+                });
+            }
+        }
+        Ok(Store {
+            pool,
+            location: location.to_string(),
+        })
+    }
+
+    /// Opens an existing database read-only (for `undercooked sql`): writes are refused by
+    /// SQLite itself.
+    pub async fn open_read_only(location: &str) -> Result<Store, StoreError> {
+        let opts = options(location)?.read_only(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts)
+            .await
+            .map_err(|e| StoreError::Open {
+                db: location.to_string(),
+                error: e.to_string(),
+            })?;
+        let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(&pool)
+            .await
+            .ok()
+            .flatten();
+        let known = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        if let Some(v) = newest.filter(|v| *v > known) {
+            return Err(StoreError::Newer {
+                db: location.to_string(),
+                version: v,
+            });
+        }
+        Ok(Store {
+            pool,
+            location: location.to_string(),
+        })
+    }
+}
+
+/// The SHA-256 of a token, hex: what the database keeps instead of the token.
+pub fn token_hash(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}

@@ -1,0 +1,205 @@
+//! Quests: definitions are rows of `quests` (seeded by a migration); progress is folded here,
+//! per session, from events as they are written and from round results.
+//!
+//! | kind | progress |
+//! |---|---|
+//! | `serve_recipe` | +1 for the serving cook's session per served dish of `param` |
+//! | `extinguish` / `wash` | +1 for the cook's session per fire put out / plate washed |
+//! | `streak` | every seated session: the highest streak reached in a round |
+//! | `clean_run` | every seated session: +1 per serve, back to 0 on a miss |
+//! | `win_stars` | 1 when the session wins a round with at least `param` stars |
+//! | `campaign` | the number of different levels the session has won |
+//! | `teammates` | the number of different sessions it has shared a round with |
+//!
+//! A completion is recorded once (`completed_at` is set only while it is null), and only
+//! then reported, so nobody is rewarded twice.
+
+use super::history::{EventRow, RoundMeta, RoundOutcome};
+use sqlx::{Row, SqliteConnection};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuestDef {
+    pub id: String,
+    pub kind: String,
+    pub param: Option<String>,
+    pub target: i64,
+}
+
+/// A quest a session just completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub session_id: String,
+    pub quest_id: String,
+    pub progress: i64,
+    pub target: i64,
+}
+
+pub async fn load(conn: &mut SqliteConnection) -> sqlx::Result<Vec<QuestDef>> {
+    let rows = sqlx::query("SELECT id, kind, param, target FROM quests ORDER BY id")
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| QuestDef {
+            id: r.get("id"),
+            kind: r.get("kind"),
+            param: r.get("param"),
+            target: r.get("target"),
+        })
+        .collect())
+}
+
+enum Change {
+    Add(i64),
+    Max(i64),
+    Reset,
+}
+
+async fn apply(
+    conn: &mut SqliteConnection,
+    session: &str,
+    q: &QuestDef,
+    change: Change,
+) -> sqlx::Result<Option<Completion>> {
+    match change {
+        Change::Add(n) => {
+            sqlx::query(
+                "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES (?, ?, ?)
+                 ON CONFLICT DO UPDATE SET progress = progress + excluded.progress WHERE completed_at IS NULL",
+            )
+            .bind(session)
+            .bind(&q.id)
+            .bind(n)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Change::Max(n) => {
+            sqlx::query(
+                "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES (?, ?, ?)
+                 ON CONFLICT DO UPDATE SET progress = MAX(progress, excluded.progress) WHERE completed_at IS NULL",
+            )
+            .bind(session)
+            .bind(&q.id)
+            .bind(n)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Change::Reset => {
+            sqlx::query("UPDATE quest_progress SET progress = 0 WHERE session_id = ? AND quest_id = ? AND completed_at IS NULL")
+                .bind(session)
+                .bind(&q.id)
+                .execute(&mut *conn)
+                .await?;
+            return Ok(None);
+        }
+    }
+    let done = sqlx::query("UPDATE quest_progress SET completed_at = ? WHERE session_id = ? AND quest_id = ? AND completed_at IS NULL AND progress >= ?")
+        .bind(super::unix_now())
+        .bind(session)
+        .bind(&q.id)
+        .bind(q.target)
+        .execute(&mut *conn)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Ok(None);
+    }
+    let progress: i64 = sqlx::query_scalar(
+        "SELECT progress FROM quest_progress WHERE session_id = ? AND quest_id = ?",
+    )
+    .bind(session)
+    .bind(&q.id)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Some(Completion {
+        session_id: session.to_string(),
+        quest_id: q.id.clone(),
+        progress,
+        target: q.target,
+    }))
+}
+
+/// Folds one newly written event into every quest it moves.
+pub async fn fold_event(
+    conn: &mut SqliteConnection,
+    meta: &RoundMeta,
+    e: &EventRow,
+    defs: &[QuestDef],
+) -> sqlx::Result<Vec<Completion>> {
+    let mut out = Vec::new();
+    let cook = e.seat.and_then(|s| meta.session_of(s)).map(str::to_string);
+    let everyone: Vec<String> = meta.seats.iter().map(|s| s.session_id.clone()).collect();
+    for q in defs {
+        let targets: Vec<(String, Change)> = match (q.kind.as_str(), e.kind) {
+            ("serve_recipe", "served") if e.recipe.is_some() && e.recipe == q.param.as_deref() => {
+                cook.iter().map(|c| (c.clone(), Change::Add(1))).collect()
+            }
+            ("extinguish", "extinguished") | ("wash", "washed") => {
+                cook.iter().map(|c| (c.clone(), Change::Add(1))).collect()
+            }
+            ("streak", "served") => everyone
+                .iter()
+                .map(|s| (s.clone(), Change::Max(e.stk.unwrap_or(0) as i64)))
+                .collect(),
+            ("clean_run", "served") => everyone
+                .iter()
+                .map(|s| (s.clone(), Change::Add(1)))
+                .collect(),
+            ("clean_run", "missed") => everyone
+                .iter()
+                .map(|s| (s.clone(), Change::Reset))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (session, change) in targets {
+            out.extend(apply(conn, &session, q, change).await?);
+        }
+    }
+    Ok(out)
+}
+
+/// Folds a round's result into the result quests of its seated sessions.
+pub async fn fold_result(
+    conn: &mut SqliteConnection,
+    meta: &RoundMeta,
+    out: &RoundOutcome,
+    defs: &[QuestDef],
+) -> sqlx::Result<Vec<Completion>> {
+    let mut done = Vec::new();
+    let won = out.result == "won";
+    for seat in &meta.seats {
+        let session = seat.session_id.as_str();
+        for q in defs {
+            let change = match q.kind.as_str() {
+                "win_stars" => {
+                    let need: u8 = q.param.as_deref().and_then(|p| p.parse().ok()).unwrap_or(3);
+                    (won && out.stars >= need).then_some(Change::Max(1))
+                }
+                "campaign" => {
+                    let levels: i64 = sqlx::query_scalar(
+                        "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
+                         WHERE p.session_id = ? AND r.result = 'won'",
+                    )
+                    .bind(session)
+                    .fetch_one(&mut *conn)
+                    .await?;
+                    Some(Change::Max(levels))
+                }
+                "teammates" => {
+                    let mates: i64 = sqlx::query_scalar(
+                        "SELECT COUNT(DISTINCT o.session_id) FROM round_players me JOIN round_players o
+                         ON o.round_key = me.round_key AND o.session_id <> me.session_id WHERE me.session_id = ?",
+                    )
+                    .bind(session)
+                    .fetch_one(&mut *conn)
+                    .await?;
+                    Some(Change::Max(mates))
+                }
+                _ => None,
+            };
+            if let Some(change) = change {
+                done.extend(apply(conn, session, q, change).await?);
+            }
+        }
+    }
+    Ok(done)
+}
