@@ -1,9 +1,11 @@
 //! The command line: clap parses arguments into plain commands, each run by its own module
 //! and returning an exit code. `anyhow` lives only here, at the edge.
 
+mod reindex;
 mod replay;
 mod serve;
 mod simulate;
+mod sql;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +32,10 @@ pub enum Command {
     Replay(replay::Args),
     /// Re-fold replays and compare every frame with what was recorded.
     Verify(verify::Args),
+    /// Run a read-only SQL query over the history.
+    Sql(sql::Args),
+    /// Rebuild the history from replay files (idempotent).
+    Reindex(reindex::Args),
 }
 
 /// Where levels come from: `--levels`, else `UNDERCOOKED_LEVELS_DIR`, else `./levels`.
@@ -44,6 +50,24 @@ pub struct LevelsDir {
     pub levels: PathBuf,
 }
 
+/// Where the history database is, with the server's defaults: `--db`/`UNDERCOOKED_DB`, else
+/// `<data-dir>/undercooked.db` with `--data-dir`/`UNDERCOOKED_DATA_DIR` (default `./data`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct DbArgs {
+    /// The data directory.
+    #[arg(long, env = "UNDERCOOKED_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// The database URL (sqlite://PATH).
+    #[arg(long, env = "UNDERCOOKED_DB")]
+    pub db: Option<String>,
+}
+
+impl DbArgs {
+    pub fn location(&self) -> String {
+        undercooked::store::db_location(self.db.as_deref(), &self.data_dir)
+    }
+}
+
 /// Runs the parsed command; the returned code is the process's exit code.
 pub fn run(cli: Cli) -> u8 {
     let result = match cli.command {
@@ -51,6 +75,8 @@ pub fn run(cli: Cli) -> u8 {
         Command::Simulate(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Verify(args) => Ok(verify::run(args)),
+        Command::Sql(args) => sql::run(args),
+        Command::Reindex(args) => reindex::run(args),
     };
     match result {
         Ok(code) => code,

@@ -10,7 +10,7 @@ pub struct Args {
     /// Address to listen on (default 127.0.0.1:8000; env UNDERCOOKED_BIND).
     #[arg(long)]
     bind: Option<String>,
-    /// Where live rounds' replay files go (default ./data; env UNDERCOOKED_DATA_DIR).
+    /// Where live rounds' replay files and the database go (default ./data; env UNDERCOOKED_DATA_DIR).
     #[arg(long)]
     data_dir: Option<PathBuf>,
     /// The levels folder (default ./levels; env UNDERCOOKED_LEVELS_DIR).

@@ -188,9 +188,9 @@ async fn apply(
 ) -> sqlx::Result<u64> {
     match job {
         Job::Batch(b) => {
-            let c = history::write_events(conn, &b.meta, &b.rows, defs).await?;
+            let (new, c) = history::write_events(conn, &b.meta, &b.rows, defs).await?;
             done.extend(c.into_iter().map(|c| (b.meta.clone(), c)));
-            Ok(b.rows.len() as u64)
+            Ok(new)
         }
         Job::Must(Must::Begin(meta)) => history::begin_round(conn, meta).await.map(|_| 0),
         Job::Must(Must::Finish { meta, outcome, .. }) => {

@@ -130,13 +130,14 @@ pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx:
     Ok(())
 }
 
-/// Writes one tick's events; quest progress is folded from the rows that were new.
+/// Writes one tick's events; quest progress is folded from the rows that were new. Returns
+/// how many rows were new, and the quests they completed.
 pub async fn write_events(
     conn: &mut SqliteConnection,
     meta: &RoundMeta,
     rows: &[EventRow],
     defs: &[QuestDef],
-) -> sqlx::Result<Vec<Completion>> {
+) -> sqlx::Result<(u64, Vec<Completion>)> {
     let mut fresh = Vec::new();
     for r in rows {
         let done = sqlx::query("INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
@@ -154,11 +155,12 @@ pub async fn write_events(
             fresh.push(r);
         }
     }
+    let new = fresh.len() as u64;
     let mut completions = Vec::new();
     for r in fresh {
         completions.extend(quests::fold_event(conn, meta, r, defs).await?);
     }
-    Ok(completions)
+    Ok((new, completions))
 }
 
 /// Writes a round's end: its result, each seat's figures, the unlocks and the quests that

@@ -8,6 +8,7 @@
 pub mod chain;
 pub mod history;
 pub mod quests;
+pub mod reindex;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use std::fmt;

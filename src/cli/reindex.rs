@@ -1,0 +1,60 @@
+//! `undercooked reindex [DIR]`: fold every replay in DIR into the history, idempotently.
+
+use super::DbArgs;
+use anyhow::Context;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The folder of replay files (default `<data-dir>/replays`).
+    dir: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| args.db.data_dir.join("replays"));
+    if !dir.is_dir() {
+        anyhow::bail!("{} is not a folder of replay files", dir.display());
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    rt.block_on(async move {
+        let location = args.db.location();
+        let store = undercooked::store::Store::open(&location).await?;
+        let tty = std::io::stderr().is_terminal();
+        let started = std::time::Instant::now();
+        let report = undercooked::store::reindex::reindex(&store, &dir, |done, total| {
+            if tty {
+                let width = 30;
+                let filled = if total == 0 { width } else { done * width / total };
+                eprint!("\rreindex [{}{}] {done}/{total}", "#".repeat(filled), " ".repeat(width - filled));
+            }
+        })
+        .await?;
+        if tty {
+            eprintln!();
+        }
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "reindexed {} of {} files from {} into {location}: {} new events, {} incomplete, {} unreadable ({:.1} rounds/s)",
+            report.rounds,
+            report.files,
+            dir.display(),
+            report.events_new,
+            report.incomplete,
+            report.unreadable.len(),
+            report.rounds as f64 / secs.max(1e-9)
+        );
+        for (path, why) in &report.unreadable {
+            println!("{}: unreadable: {why}", path.display());
+        }
+        anyhow::Ok(if report.unreadable.is_empty() { 0 } else { 2 })
+    })
+}

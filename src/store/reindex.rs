@@ -1,0 +1,167 @@
+//! `reindex`: rebuild the history from replay files.
+//!
+//! Each replay is folded again; its round, seats, every tick's events, its result and the
+//! quest progress they imply are written with the same idempotent SQL the live chain uses.
+//! That repairs what dropped batches or an outage left out, builds a database from replay
+//! files alone, and changes nothing when run twice. Seats are attributed to sessions by the
+//! non-secret session ids in the replay headers.
+
+use super::Store;
+use super::history::{self, RoundMeta, RoundOutcome, SeatRow, event_rows};
+use super::quests;
+use crate::log::{Applied, Record, RoundFold, read_replay};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub files: usize,
+    pub rounds: usize,
+    pub events_new: u64,
+    /// Files that could not be read at all, with why.
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// Files without an `End` (their prefix was indexed, their result left open).
+    pub incomplete: usize,
+}
+
+/// Every `*.ucr` file in `dir`, sorted.
+pub fn replay_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ucr"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Indexes every replay in `dir`; `progress(done, total)` is called after each file.
+pub async fn reindex(
+    store: &Store,
+    dir: &Path,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Report, super::StoreError> {
+    let files = replay_files(dir).map_err(|e| super::StoreError::Open {
+        db: dir.display().to_string(),
+        error: e.to_string(),
+    })?;
+    let defs = {
+        let mut conn = store.pool.acquire().await?;
+        quests::load(&mut conn).await?
+    };
+    let mut report = Report {
+        files: files.len(),
+        ..Report::default()
+    };
+    for (i, path) in files.iter().enumerate() {
+        match index_file(store, path, &defs).await {
+            Ok(Some((events, ended))) => {
+                report.rounds += 1;
+                report.events_new += events;
+                if !ended {
+                    report.incomplete += 1;
+                }
+            }
+            Ok(None) => {}
+            Err(why) => report.unreadable.push((path.clone(), why)),
+        }
+        progress(i + 1, files.len());
+    }
+    Ok(report)
+}
+
+/// One file: (new event rows, whether it ended). `Err` names why it could not be read.
+async fn index_file(
+    store: &Store,
+    path: &Path,
+    defs: &[quests::QuestDef],
+) -> Result<Option<(u64, bool)>, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let read = read_replay(&bytes).map_err(|e| e.to_string())?;
+    let Some(Record::Header(header)) = read.records.first() else {
+        return Err("the file ends before its header is complete".into());
+    };
+    let mut fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
+    let round_key = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().to_string());
+    let meta = RoundMeta {
+        round_key: round_key.clone(),
+        room_code: header.room_code.clone(),
+        round_no: header.round_no,
+        level_id: fold.rules.level.id.clone(),
+        seed: header.seed,
+        replay_path: path.display().to_string(),
+        started_at: header.started_unix_s as i64,
+        target: fold.rules.level.target_score,
+        tick_hz: header.tick_hz,
+        seats: header
+            .seats
+            .iter()
+            .map(|s| SeatRow {
+                seat: s.seat,
+                session_id: s.session_id.clone(),
+                name: s.name.clone(),
+                color: s.color.clone(),
+            })
+            .collect(),
+    };
+    let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
+    history::begin_round(&mut tx, &meta)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut new_events = 0u64;
+    let mut ended = false;
+    let mut events = Vec::new();
+    for record in &read.records[1..] {
+        let tick = fold.state.tick;
+        match fold.apply(record, &mut events) {
+            Ok(Applied::Stepped { .. }) => {
+                let rows = event_rows(&events, tick, &fold.ids);
+                events.clear();
+                if !rows.is_empty() {
+                    let (new, _) = history::write_events(&mut tx, &meta, &rows, defs)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    new_events += new;
+                }
+            }
+            Ok(Applied::Ended { .. }) => {
+                ended = true;
+                let state = &fold.state;
+                let result = fold.ended().map_or("aborted", |r| r.name()).to_string();
+                let won = result == "won";
+                let order = fold.rules.level.order;
+                let outcome = RoundOutcome {
+                    round_key: round_key.clone(),
+                    level_id: fold.rules.level.id.clone(),
+                    level_order: order,
+                    ended_at: header.started_unix_s as i64
+                        + (state.tick / header.tick_hz.max(1)) as i64,
+                    result,
+                    score: state.score,
+                    stars: state.verdict.map_or(0, |v| v.stars),
+                    ticks: state.tick,
+                    served: state.counters.served,
+                    missed: state.counters.missed,
+                    wasted: state.counters.wasted,
+                    lost_items: state.counters.lost_items,
+                    longest_streak: state.longest_streak,
+                    players: state
+                        .cooks
+                        .iter()
+                        .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
+                        .collect(),
+                    unlock: (won && order > 0).then_some(order + 1),
+                };
+                history::finish_round(&mut tx, &meta, &outcome, defs)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                break;
+            }
+            Ok(Applied::Queued) => {}
+            Err(e) => return Err(format!("record does not fold: {e}")),
+        }
+    }
+    tx.commit().await.map_err(|e| e.to_string())?;
+    Ok(Some((new_events, ended)))
+}
