@@ -53,6 +53,7 @@ CREATE TABLE events (
     x          REAL NOT NULL,              -- tile units
     y          REAL NOT NULL,
     payload    TEXT NOT NULL,              -- the wire payload (short keys), JSON
+    recipe     TEXT,                       -- a served order's recipe (history only, not on the wire)
     PRIMARY KEY (round_key, tick, n)       -- a batch written twice changes nothing
 );
 CREATE INDEX events_kind ON events(kind);

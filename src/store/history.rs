@@ -140,7 +140,7 @@ pub async fn write_events(
 ) -> sqlx::Result<(u64, Vec<Completion>)> {
     let mut fresh = Vec::new();
     for r in rows {
-        let done = sqlx::query("INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        let done = sqlx::query("INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
             .bind(&meta.round_key)
             .bind(r.tick as i64)
             .bind(r.n as i64)
@@ -149,6 +149,7 @@ pub async fn write_events(
             .bind(r.x)
             .bind(r.y)
             .bind(&r.payload)
+            .bind(r.recipe)
             .execute(&mut *conn)
             .await?;
         if done.rows_affected() == 1 {
