@@ -14,27 +14,53 @@ async fn bot_database(name: &str) -> (Store, std::path::PathBuf) {
     for (i, level) in common::campaign().into_iter().take(4).enumerate() {
         for seed in [1, 2] {
             let sim = undercooked::simulate::simulate(&level, seed, 4, 20).unwrap();
-            std::fs::write(dir.join("replays").join(format!("LOCAL-{i}{seed}-{seed}.ucr")), sim.bytes).unwrap();
+            std::fs::write(
+                dir.join("replays")
+                    .join(format!("LOCAL-{i}{seed}-{seed}.ucr")),
+                sim.bytes,
+            )
+            .unwrap();
         }
     }
-    let store = Store::open(&format!("sqlite://{}", dir.join("undercooked.db").display())).await.unwrap();
+    let store = Store::open(&format!(
+        "sqlite://{}",
+        dir.join("undercooked.db").display()
+    ))
+    .await
+    .unwrap();
     (store, dir)
 }
 
 fn example_queries() -> Vec<String> {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/HISTORY.md")).unwrap();
-    doc.split("```sql").skip(1).map(|b| b.split("```").next().unwrap().trim().to_string()).collect()
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/HISTORY.md")).unwrap();
+    doc.split("```sql")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().trim().to_string())
+        .collect()
 }
 
 #[tokio::test]
 async fn every_example_query_runs_against_a_database_built_from_bot_rounds() {
     let (store, dir) = bot_database("examples").await;
-    let report = undercooked::store::reindex::reindex(&store, &dir.join("replays"), |_, _| {}).await.unwrap();
-    assert_eq!((report.files, report.rounds, report.unreadable.len()), (8, 8, 0));
+    let report = undercooked::store::reindex::reindex(&store, &dir.join("replays"), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        (report.files, report.rounds, report.unreadable.len()),
+        (8, 8, 0)
+    );
     let queries = example_queries();
-    assert!(queries.len() >= 10, "HISTORY.md has {} examples", queries.len());
+    assert!(
+        queries.len() >= 10,
+        "HISTORY.md has {} examples",
+        queries.len()
+    );
     for q in &queries {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(q.clone())).fetch_all(&store.pool).await.unwrap_or_else(|e| panic!("{q}\n{e}"));
+        let rows = sqlx::query(sqlx::AssertSqlSafe(q.clone()))
+            .fetch_all(&store.pool)
+            .await
+            .unwrap_or_else(|e| panic!("{q}\n{e}"));
         assert!(!rows.is_empty(), "no rows from:\n{q}");
     }
 }
@@ -42,23 +68,40 @@ async fn every_example_query_runs_against_a_database_built_from_bot_rounds() {
 #[tokio::test]
 async fn reindex_twice_changes_nothing_and_folds_quests_once() {
     let (store, dir) = bot_database("twice").await;
-    let first = undercooked::store::reindex::reindex(&store, &dir.join("replays"), |_, _| {}).await.unwrap();
+    let first = undercooked::store::reindex::reindex(&store, &dir.join("replays"), |_, _| {})
+        .await
+        .unwrap();
     assert!(first.events_new > 100);
     let snapshot = |store: Store| async move {
         let mut out = Vec::new();
-        for q in ["SELECT COUNT(*) FROM events", "SELECT COALESCE(SUM(progress), 0) FROM quest_progress", "SELECT COUNT(*) FROM quest_progress WHERE completed_at IS NOT NULL", "SELECT COALESCE(SUM(score), 0) FROM rounds"] {
-            out.push(sqlx::query_scalar::<_, i64>(q).fetch_one(&store.pool).await.unwrap());
+        for q in [
+            "SELECT COUNT(*) FROM events",
+            "SELECT COALESCE(SUM(progress), 0) FROM quest_progress",
+            "SELECT COUNT(*) FROM quest_progress WHERE completed_at IS NOT NULL",
+            "SELECT COALESCE(SUM(score), 0) FROM rounds",
+        ] {
+            out.push(
+                sqlx::query_scalar::<_, i64>(q)
+                    .fetch_one(&store.pool)
+                    .await
+                    .unwrap(),
+            );
         }
         out
     };
     let before = snapshot(store.clone()).await;
-    let second = undercooked::store::reindex::reindex(&store, &dir.join("replays"), |_, _| {}).await.unwrap();
+    let second = undercooked::store::reindex::reindex(&store, &dir.join("replays"), |_, _| {})
+        .await
+        .unwrap();
     assert_eq!(second.events_new, 0);
     assert_eq!(snapshot(store.clone()).await, before);
     // four bots won three-star rounds: the quest is complete for each bot session, once
     let done: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM quest_progress WHERE quest_id = 'three_stars' AND completed_at IS NOT NULL").fetch_one(&store.pool).await.unwrap();
     assert_eq!(done, 4);
-    let row = sqlx::query("SELECT result, stars FROM rounds ORDER BY round_key LIMIT 1").fetch_one(&store.pool).await.unwrap();
+    let row = sqlx::query("SELECT result, stars FROM rounds ORDER BY round_key LIMIT 1")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
     assert_eq!(row.get::<String, _>("result"), "won");
 }
 
@@ -75,7 +118,13 @@ async fn a_database_from_a_newer_build_is_refused_not_altered() {
         .unwrap();
     store.pool.close().await;
     let err = Store::open(&url).await.err().expect("refused");
-    assert!(err.to_string().contains("newer undercooked") && err.to_string().contains("99"), "{err}");
-    let err = Store::open_read_only(&url).await.err().expect("refused read-only too");
+    assert!(
+        err.to_string().contains("newer undercooked") && err.to_string().contains("99"),
+        "{err}"
+    );
+    let err = Store::open_read_only(&url)
+        .await
+        .err()
+        .expect("refused read-only too");
     assert!(err.to_string().contains("newer"), "{err}");
 }

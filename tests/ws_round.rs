@@ -4,38 +4,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Client, Got, TestServer};
-use undercooked::bots::BotTeam;
+use support::{Client, TestServer, play};
 use undercooked::wire::merge::{apply_frame, keyed};
-use undercooked::wire::view::FrameView;
-
-const FACES: [&str; 4] = ["up", "right", "down", "left"];
-
-/// Plays one seat with a bot from the frames the socket delivers, until the `round` frame.
-async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Client {
-    let mut team = BotTeam::new(&level, 20, &[seat], 7 + seat as u64);
-    let mut merged: Option<Value> = None;
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(45);
-    while tokio::time::Instant::now() < deadline {
-        match c.next(5.0).await {
-            Some(Got::Frame(v)) if v["type"] == "snap" => {
-                apply_frame(&mut merged, &v["raw"]).expect("frames merge");
-                let view =
-                    FrameView::from_json(merged.as_ref().unwrap()).expect("a merged frame decodes");
-                for i in team.decide(&view) {
-                    let face = i.face.map(|f| FACES[f as usize]);
-                    c.send(json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face}))
-                        .await;
-                }
-            }
-            Some(Got::Frame(v)) if v["type"] == "round" => return c,
-            Some(Got::Frame(_)) => {}
-            Some(Got::Closed(code)) => panic!("seat {seat} closed ({code:?})"),
-            None => panic!("seat {seat}: no frame for 5 s"),
-        }
-    }
-    panic!("seat {seat}: the round did not end in time");
-}
 
 fn snaps(c: &Client) -> Vec<&Value> {
     c.log

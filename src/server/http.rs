@@ -257,17 +257,38 @@ async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Response, 
             "send Authorization: Bearer <token>",
         ));
     };
-    Ok(match shared.sessions.get(&token) {
-        Some(s) => answer(
-            StatusCode::OK,
-            json!({"name": s.name, "unlocked": s.unlocked}),
-        ),
-        None => refuse(
+    let Some(s) = shared.sessions.get(&token) else {
+        return Ok(refuse(
             StatusCode::NOT_FOUND,
             "no_session",
             "this token has no session yet",
-        ),
-    })
+        ));
+    };
+    let mut quests = Vec::new();
+    if let Some((store, _)) = shared.history.get() {
+        use sqlx::Row;
+        let rows = sqlx::query(
+            "SELECT q.id, q.title, q.target, COALESCE(p.progress, 0) AS progress, p.completed_at
+             FROM quests q LEFT JOIN quest_progress p ON p.quest_id = q.id AND p.session_id = ? ORDER BY q.id",
+        )
+        .bind(&s.id)
+        .fetch_all(&store.pool)
+        .await
+        .unwrap_or_default();
+        for r in rows {
+            quests.push(json!({
+                "id": r.try_get::<String, _>("id").unwrap_or_default(),
+                "title": r.try_get::<String, _>("title").unwrap_or_default(),
+                "target": r.try_get::<i64, _>("target").unwrap_or_default(),
+                "progress": r.try_get::<i64, _>("progress").unwrap_or_default(),
+                "completed": r.try_get::<Option<i64>, _>("completed_at").ok().flatten().is_some(),
+            }));
+        }
+    }
+    Ok(answer(
+        StatusCode::OK,
+        json!({"name": s.name, "unlocked": s.unlocked, "quests": quests}),
+    ))
 }
 
 /// The census behind `/api/stats` and `/metrics`.

@@ -210,10 +210,13 @@ async fn write_group(
     defs: &[QuestDef],
     faults: &Faults,
 ) -> Result<(u64, Vec<(Arc<RoundMeta>, Completion)>), String> {
-    let slow = faults.slow_ms.load(Relaxed);
-    if slow > 0 {
-        tokio::time::sleep(Duration::from_millis(slow)).await;
+    // The slow-database seam: wait while `slow_ms` says so (re-read, so clearing it ends
+    // the wait).
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(faults.slow_ms.load(Relaxed)) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
+
     if faults.fail.load(Relaxed) {
         return Err("injected database failure (test mode)".into());
     }

@@ -24,8 +24,29 @@ pub struct TestServer {
 
 static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
-/// A server with the test levels and these environment overrides.
+/// A server with the test levels and these environment overrides, in a fresh data folder.
 pub async fn start(env: &[(&str, &str)]) -> TestServer {
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    start_in(&data, env).await
+}
+
+/// A server on an existing data folder (a restart).
+pub async fn start_in(data: &std::path::Path, env: &[(&str, &str)]) -> TestServer {
+    start_with(data, "tests/fixtures/levels", env).await
+}
+
+/// A server whose only level is `tests/fixtures/storm`'s event storm, in a fresh folder.
+pub async fn start_storm(env: &[(&str, &str)]) -> TestServer {
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    start_with(&data, "tests/fixtures/storm", env).await
+}
+
+async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) -> TestServer {
+    let data = data.to_path_buf();
     let vars: Vec<(String, String)> = env
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -33,12 +54,9 @@ pub async fn start(env: &[(&str, &str)]) -> TestServer {
     let mut config =
         ServerConfig::from_env(&move |k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
             .expect("test config");
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
     std::fs::create_dir_all(&data).unwrap();
     config.data_dir = data.clone();
-    config.levels_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/levels");
+    config.levels_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(levels);
     let levels = undercooked::levels::load_dir(&config.levels_dir).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -281,4 +299,54 @@ impl Client {
             }
         }
     }
+}
+
+const FACES: [&str; 4] = ["up", "right", "down", "left"];
+
+/// Plays one seat with a bot from the frames the socket delivers, until the `round` frame.
+pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Client {
+    let mut team = undercooked::bots::BotTeam::new(&level, 20, &[seat], 7 + seat as u64);
+    let mut merged: Option<Value> = None;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while tokio::time::Instant::now() < deadline {
+        match c.next(5.0).await {
+            Some(Got::Frame(v)) if v["type"] == "snap" => {
+                undercooked::wire::merge::apply_frame(&mut merged, &v["raw"])
+                    .expect("frames merge");
+                let view = undercooked::wire::view::FrameView::from_json(merged.as_ref().unwrap())
+                    .expect("a merged frame decodes");
+                for i in team.decide(&view) {
+                    let face = i.face.map(|f| FACES[f as usize]);
+                    c.send(json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face}))
+                        .await;
+                }
+            }
+            Some(Got::Frame(v)) if v["type"] == "round" => return c,
+            Some(Got::Frame(_)) => {}
+            Some(Got::Closed(code)) => panic!("seat {seat} closed ({code:?})"),
+            None => panic!("seat {seat}: no frame for 5 s"),
+        }
+    }
+    panic!("seat {seat}: the round did not end in time");
+}
+
+/// A room with two seats, the level picked, the guest ready, and the round started.
+pub async fn two_player_round(
+    server: &TestServer,
+    level: &str,
+) -> (String, String, String, Client, Client) {
+    let (code, host) = create_room(server.addr, "Ann").await;
+    let (_, joined) = join_room(server.addr, &code, "Bob").await;
+    let guest = joined["you"]["token"].as_str().unwrap().to_string();
+    let mut a = Client::hello(server.addr, &code, &host).await;
+    let mut b = Client::hello(server.addr, &code, &guest).await;
+    a.send(json!({"type": "set_level", "level": level})).await;
+    b.send(json!({"type": "ready"})).await;
+    loop {
+        if a.expect("lobby").await["can_start"] == true {
+            break;
+        }
+    }
+    a.send(json!({"type": "start"})).await;
+    (code, host, guest, a, b)
 }

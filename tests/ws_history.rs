@@ -1,0 +1,357 @@
+//! The history of live rounds: what a played round leaves in SQLite, quests told to their
+//! player alone, progress that survives a restart, and a slow or failing database that never
+//! stalls a tick.
+
+mod support;
+
+use serde_json::json;
+use sqlx::Row;
+use std::time::{Duration, Instant};
+use support::{Client, Got, play, two_player_round};
+
+async fn stats(server: &support::TestServer) -> serde_json::Value {
+    support::http(server.addr, "GET", "/api/stats", None, &[])
+        .await
+        .1
+}
+
+/// Ticks of a replay whose step produced events (the batches the room submitted).
+fn ticks_with_events(bytes: &[u8]) -> usize {
+    let records = undercooked::log::read_replay(bytes).unwrap().records;
+    let undercooked::log::Record::Header(h) = &records[0] else {
+        panic!()
+    };
+    let mut fold = undercooked::log::RoundFold::new(h.clone()).unwrap();
+    let mut n = 0;
+    let mut ev = Vec::new();
+    for r in &records[1..] {
+        if let Ok(undercooked::log::Applied::Stepped { .. }) = fold.apply(r, &mut ev) {
+            if !ev.is_empty() {
+                n += 1;
+            }
+            ev.clear();
+        }
+    }
+    n
+}
+
+async fn wait_for(
+    server: &support::TestServer,
+    what: &str,
+    mut ok: impl FnMut(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let s = stats(server).await;
+        if ok(&s) {
+            return s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{what}: {s}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_restart() {
+    let mut server = support::start(&[]).await;
+    let (code, host, guest, a, b) = two_player_round(&server, "01_quick_soup").await;
+    let level = server.shared.level("01_quick_soup").unwrap().level.clone();
+    let ta = tokio::spawn(play(a, 0, level.clone()));
+    let tb = tokio::spawn(play(b, 1, level));
+    let mut a = ta.await.unwrap();
+    let b = tb.await.unwrap();
+    server.shared.chain().unwrap().flushed().await;
+    let s = wait_for(&server, "the result reaches the database", |s| {
+        s["outbox_pending"] == 0
+    })
+    .await;
+    assert_eq!(s["batches_dropped"], 0);
+    let (store, _) = server.shared.history.get().unwrap();
+    let row = sqlx::query("SELECT result, score, level_id FROM rounds WHERE room_code = ?")
+        .bind(&code)
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<String, _>("result"), "won");
+    let served: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE kind = 'served'")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert!(served >= 1);
+    let tokens_in_db: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM sessions WHERE token_hash = ? OR name = ?")
+            .bind(&host)
+            .bind(&host)
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+    assert_eq!(tokens_in_db, 0, "the database never holds a raw token");
+    // a three-star win completes `three_stars` for both players, each told alone
+    for c in [&mut a] {
+        while let Some(Got::Frame(_)) = c.next(0.5).await {}
+    }
+    let quests_to = |c: &Client| -> Vec<String> {
+        c.log
+            .iter()
+            .filter(|v| v["type"] == "ev")
+            .flat_map(|v| v["events"].as_array().unwrap().clone())
+            .filter(|e| e["kind"] == "quest")
+            .map(|e| e["payload"]["quest"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        quests_to(&a).contains(&"three_stars".to_string()),
+        "{:?}",
+        quests_to(&a)
+    );
+    let auth = format!("Bearer {host}");
+    let (_, session) = support::http(
+        server.addr,
+        "GET",
+        "/api/session",
+        None,
+        &[("Authorization", &auth)],
+    )
+    .await;
+    assert_eq!(session["unlocked"], 2);
+    let three = session["quests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == "three_stars")
+        .unwrap()
+        .clone();
+    assert_eq!(three["completed"], true, "{session}");
+    drop(b);
+
+    // Restart on the same data directory: the unlock is still there.
+    server.stop().await;
+    let data = server.data.clone();
+    let mut again = support::start_in(&data, &[]).await;
+    let (_, session) = support::http(
+        again.addr,
+        "GET",
+        "/api/session",
+        None,
+        &[("Authorization", &auth)],
+    )
+    .await;
+    assert_eq!(
+        (session["name"].as_str(), session["unlocked"].as_u64()),
+        (Some("Ann"), Some(2)),
+        "{session}"
+    );
+    let (code2, _) = {
+        let (status, v) = support::http(
+            again.addr,
+            "POST",
+            "/api/rooms",
+            Some(&json!({"token": host}).to_string()),
+            &[],
+        )
+        .await;
+        assert_eq!(status, 201);
+        (v["room_code"].as_str().unwrap().to_string(), ())
+    };
+    let mut c = Client::hello(again.addr, &code2, &host).await;
+    c.send(json!({"type": "set_level", "level": "02_slow_soup"}))
+        .await;
+    loop {
+        match c.next(5.0).await {
+            Some(Got::Frame(v)) if v["type"] == "lobby" && v["level"] == "02_slow_soup" => break,
+            Some(Got::Frame(v)) if v["type"] == "err" => {
+                panic!("level 2 stays unlocked across the restart: {v}")
+            }
+            Some(Got::Frame(_)) => {}
+            _ => panic!("no answer to set_level"),
+        }
+    }
+    let _ = guest;
+    again.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never_stalls_a_tick() {
+    let mut server = support::start_storm(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let addr = server.addr;
+    let (status, _) = support::http(
+        addr,
+        "POST",
+        "/api/test/db_fault",
+        Some(r#"{"slow_ms": 60000}"#),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (code, _, _, mut a, mut b) = two_player_round(&server, "01_event_storm").await;
+    // Orders open and are missed all round long; the players wave on top of it.
+    let mut last_emote = Instant::now();
+    let mut snap_times: Vec<(i64, Instant)> = Vec::new();
+    loop {
+        match a.next(5.0).await {
+            Some(Got::Frame(v)) if v["type"] == "snap" => {
+                snap_times.push((v["raw"]["t"].as_i64().unwrap(), Instant::now()))
+            }
+            Some(Got::Frame(v)) if v["type"] == "round" => break,
+            Some(Got::Frame(_)) => {}
+            other => panic!("the round stopped: {:?}", other.is_some()),
+        }
+        if last_emote.elapsed() >= Duration::from_millis(520) {
+            last_emote = Instant::now();
+            a.send(json!({"type": "emote", "id": "wave"})).await;
+            b.send(json!({"type": "emote", "id": "cheer"})).await;
+        }
+    }
+    // The ticks were never late: a frame for every tick, none held back by the database.
+    assert!(
+        snap_times.windows(2).all(|w| w[1].0 == w[0].0 + 1),
+        "a snap for every tick"
+    );
+    let worst_gap = snap_times
+        .windows(2)
+        .map(|w| w[1].1.duration_since(w[0].1))
+        .max()
+        .unwrap();
+    assert!(
+        worst_gap < Duration::from_millis(500),
+        "a tick waited {worst_gap:?}"
+    );
+    let during = stats(&server).await;
+    assert!(
+        during["batches_dropped"].as_u64().unwrap() > 0,
+        "batches past 20 were dropped: {during}"
+    );
+    assert_eq!(
+        during["batches_written"], 0,
+        "nothing was written while the database hung"
+    );
+    // Let the database recover and everything drain.
+    support::http(
+        addr,
+        "POST",
+        "/api/test/db_fault",
+        Some(r#"{"slow_ms": 0}"#),
+        &[],
+    )
+    .await;
+    server.shared.chain().unwrap().flushed().await;
+    let s = wait_for(&server, "the outbox drains", |s| s["outbox_pending"] == 0).await;
+    let replay = server
+        .replays()
+        .into_iter()
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&code))
+        .unwrap();
+    let submitted = ticks_with_events(&std::fs::read(&replay).unwrap()) as u64;
+    let (written, dropped) = (
+        s["batches_written"].as_u64().unwrap(),
+        s["batches_dropped"].as_u64().unwrap(),
+    );
+    assert_eq!(
+        written + dropped,
+        submitted,
+        "every batch was either written or dropped: {s}"
+    );
+    assert!(
+        written >= 20 && written <= 21 + 1,
+        "the 20 pending (and the one in flight) were written, the rest dropped: {s}"
+    );
+    let (store, _) = server.shared.history.get().unwrap();
+    // Written in order: by insertion order, ticks never go back.
+    let ticks: Vec<i64> = sqlx::query_scalar("SELECT tick FROM events ORDER BY rowid")
+        .fetch_all(&store.pool)
+        .await
+        .unwrap();
+    assert!(
+        ticks.windows(2).all(|w| w[0] <= w[1]),
+        "events written out of order"
+    );
+    // The result still arrived.
+    let result: Option<String> =
+        sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
+            .bind(&code)
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+    assert_eq!(result.as_deref(), Some("lost"));
+    // And reindex repairs what was dropped.
+    let before: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    let report =
+        undercooked::store::reindex::reindex(store, &server.data.join("replays"), |_, _| {})
+            .await
+            .unwrap();
+    let after: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(after - before, report.events_new as i64);
+    assert!(report.events_new > 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_database_recovers()
+{
+    let mut server = support::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let addr = server.addr;
+    support::http(
+        addr,
+        "POST",
+        "/api/test/db_fault",
+        Some(r#"{"fail": true}"#),
+        &[],
+    )
+    .await;
+    let (code, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
+    let level = server.shared.level("01_quick_soup").unwrap().level.clone();
+    let ta = tokio::spawn(play(a, 0, level.clone()));
+    let tb = tokio::spawn(play(b, 1, level));
+    ta.await.unwrap();
+    tb.await.unwrap();
+    let s = wait_for(&server, "failed writes are counted", |s| {
+        s["write_errors"].as_u64().unwrap() > 0
+    })
+    .await;
+    assert!(s["batches_dropped"].as_u64().unwrap() > 0);
+    assert_eq!(
+        s["outbox_pending"], 1,
+        "the result waits in the outbox: {s}"
+    );
+    assert_eq!(
+        std::fs::read_dir(server.data.join("outbox"))
+            .unwrap()
+            .count(),
+        1
+    );
+    // The server keeps serving meanwhile.
+    assert_eq!(
+        support::http(addr, "GET", "/healthz", None, &[]).await.0,
+        200
+    );
+    support::http(
+        addr,
+        "POST",
+        "/api/test/db_fault",
+        Some(r#"{"fail": false}"#),
+        &[],
+    )
+    .await;
+    wait_for(&server, "the outbox delivers", |s| s["outbox_pending"] == 0).await;
+    let (store, _) = server.shared.history.get().unwrap();
+    let result: Option<String> =
+        sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
+            .bind(&code)
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+    assert_eq!(result.as_deref(), Some("won"));
+    assert_eq!(
+        std::fs::read_dir(server.data.join("outbox"))
+            .unwrap()
+            .count(),
+        0
+    );
+    server.stop().await;
+}
