@@ -1,0 +1,225 @@
+//! `kill -9` in the middle of a round: the database stays sound, finished rounds are intact,
+//! the interrupted replay reads and verifies up to where it stops, and `reindex` brings the
+//! database in line with the replay files.
+
+mod support;
+
+use serde_json::json;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::{Client, Got};
+
+fn start(port: u16, data: &std::path::Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_undercooked"))
+        .args([
+            "serve",
+            "--bind",
+            &format!("127.0.0.1:{port}"),
+            "--levels",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/levels"),
+            "--data-dir",
+        ])
+        .arg(data)
+        .env("UNDERCOOKED_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+async fn wait_up(port: u16) {
+    let start = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the server did not come up"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let data = std::env::temp_dir().join(format!("undercooked-kill9-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let mut server = start(port, &data);
+    wait_up(port).await;
+
+    // Four players: a first round to the end, then a second one killed in the middle.
+    let (code, host) = support::create_room(addr, "Ann").await;
+    let mut tokens = vec![host];
+    for name in ["Bob", "Cat", "Dan"] {
+        let (_, j) = support::join_room(addr, &code, name).await;
+        tokens.push(j["you"]["token"].as_str().unwrap().to_string());
+    }
+    let level = undercooked::levels::find(
+        &std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/levels"
+        )),
+        "01_quick_soup",
+    )
+    .unwrap()
+    .level;
+    let mut clients = Vec::new();
+    for t in &tokens {
+        clients.push(Client::hello(addr, &code, t).await);
+    }
+    clients[0]
+        .send(json!({"type": "set_level", "level": "01_quick_soup"}))
+        .await;
+    for c in clients.iter_mut().skip(1) {
+        c.send(json!({"type": "ready"})).await;
+    }
+    loop {
+        if clients[0].expect("lobby").await["can_start"] == true {
+            break;
+        }
+    }
+    clients[0].send(json!({"type": "start"})).await;
+    let mut tasks = Vec::new();
+    for (seat, c) in clients.into_iter().enumerate() {
+        tasks.push(tokio::spawn(support::play(c, seat as u8, level.clone())));
+    }
+    let mut clients = Vec::new();
+    for t in tasks {
+        clients.push(t.await.unwrap());
+    }
+    // The second round: retry the same level, and kill the server a few seconds in.
+    clients[0].send(json!({"type": "to_lobby"})).await;
+    clients[0].expect("lobby").await;
+    for c in clients.iter_mut().skip(1) {
+        c.send(json!({"type": "ready"})).await;
+    }
+    loop {
+        if clients[0].expect("lobby").await["can_start"] == true {
+            break;
+        }
+    }
+    clients[0].send(json!({"type": "start"})).await;
+    let mut snaps = 0;
+    while snaps < 50 {
+        if let Some(Got::Frame(v)) = clients[0].next(5.0).await
+            && v["type"] == "snap"
+        {
+            snaps += 1;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await; // past a flush
+    Command::new("kill")
+        .args(["-9", &server.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = server.wait();
+
+    // Restart and stop: the server opens the database and replays its outbox.
+    let mut server = start(port, &data);
+    wait_up(port).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = server.wait();
+
+    let store = undercooked::store::Store::open(&format!(
+        "sqlite://{}",
+        data.join("undercooked.db").display()
+    ))
+    .await
+    .unwrap();
+    let check: String = sqlx::query_scalar("PRAGMA integrity_check")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(check, "ok");
+    let finished: Vec<(String, Option<String>)> =
+        sqlx::query_as("SELECT round_key, result FROM rounds ORDER BY round_no")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        finished[0].1.as_deref(),
+        Some("won"),
+        "the completed round is intact: {finished:?}"
+    );
+
+    let mut replays: Vec<_> = std::fs::read_dir(data.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    replays.sort();
+    assert_eq!(replays.len(), 2);
+    let interrupted = replays
+        .iter()
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("{code}-2-"))
+        })
+        .unwrap();
+    let verdict = undercooked::verify::replay_bytes(&std::fs::read(interrupted).unwrap()).verdict;
+    assert!(
+        matches!(verdict, undercooked::verify::Verdict::Incomplete(_)),
+        "{verdict:?}"
+    );
+    let complete = replays
+        .iter()
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("{code}-1-"))
+        })
+        .unwrap();
+    assert_eq!(
+        undercooked::verify::replay_bytes(&std::fs::read(complete).unwrap()).verdict,
+        undercooked::verify::Verdict::Identical
+    );
+
+    // reindex brings the database in line with the files: every event of both replays.
+    undercooked::store::reindex::reindex(&store, &data.join("replays"), |_, _| {})
+        .await
+        .unwrap();
+    for path in &replays {
+        let key = path.file_stem().unwrap().to_string_lossy().to_string();
+        let in_db: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = ?")
+            .bind(&key)
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        let in_file = events_in(path);
+        assert_eq!(in_db as usize, in_file, "{key}");
+    }
+    let again = undercooked::store::reindex::reindex(&store, &data.join("replays"), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(again.events_new, 0);
+}
+
+/// Events a replay's readable prefix folds to.
+fn events_in(path: &std::path::Path) -> usize {
+    let read = undercooked::log::read_replay(&std::fs::read(path).unwrap()).unwrap();
+    let undercooked::log::Record::Header(h) = &read.records[0] else {
+        panic!()
+    };
+    let mut fold = undercooked::log::RoundFold::new(h.clone()).unwrap();
+    let mut ev = Vec::new();
+    for r in &read.records[1..] {
+        if matches!(r, undercooked::log::Record::End { .. }) {
+            break;
+        }
+        let _ = fold.apply(r, &mut ev);
+    }
+    ev.len()
+}
