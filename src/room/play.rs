@@ -513,6 +513,35 @@ impl Room {
     fn crash(&mut self, why: &str) {
         if let Some(play) = self.play.take() {
             let path = play.path.clone();
+            // The history gets the round as aborted too (its result is never dropped).
+            if let Some(chain) = self.shared.chain() {
+                let state = &play.round.fold.state;
+                chain.must(Must::Finish {
+                    meta: play.meta.clone(),
+                    outcome: RoundOutcome {
+                        round_key: play.meta.round_key.clone(),
+                        level_id: play.meta.level_id.clone(),
+                        level_order: play.round.fold.rules.level.order,
+                        ended_at: crate::store::unix_now(),
+                        result: "aborted".to_string(),
+                        score: state.score,
+                        stars: 0,
+                        ticks: state.tick,
+                        served: state.counters.served,
+                        missed: state.counters.missed,
+                        wasted: state.counters.wasted,
+                        lost_items: state.counters.lost_items,
+                        longest_streak: state.longest_streak,
+                        players: state
+                            .cooks
+                            .iter()
+                            .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
+                            .collect(),
+                        unlock: None,
+                    },
+                    outbox: None,
+                });
+            }
             let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 play.round.finish().map(|_| ())
             }));

@@ -203,13 +203,16 @@ async fn apply(
     }
 }
 
+/// What one job wrote: new event rows, and the quests they completed.
+type JobDone = (u64, Vec<(Arc<RoundMeta>, Completion)>);
+
 /// Writes a group in one transaction; on failure the caller falls back job by job.
 async fn write_group(
     store: &Store,
     jobs: &[Job],
     defs: &[QuestDef],
     faults: &Faults,
-) -> Result<(u64, Vec<(Arc<RoundMeta>, Completion)>), String> {
+) -> Result<Vec<JobDone>, String> {
     // The slow-database seam: wait while `slow_ms` says so (re-read, so clearing it ends
     // the wait).
     let started = Instant::now();
@@ -221,15 +224,45 @@ async fn write_group(
         return Err("injected database failure (test mode)".into());
     }
     let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
-    let mut done = Vec::new();
-    let mut events = 0;
-    for job in jobs {
-        events += apply(&mut tx, job, defs, &mut done)
+    let mut out: Vec<JobDone> = Vec::with_capacity(jobs.len());
+    // Batches insert their rows as they come; quest progress is folded once for the whole
+    // group, in order, so a session's quest is read and written once per transaction.
+    let mut fresh: Vec<(Arc<RoundMeta>, Vec<history::EventRow>)> = Vec::new();
+    let mut first_batch = None;
+    for (i, job) in jobs.iter().enumerate() {
+        let mut done = Vec::new();
+        let events = match job {
+            Job::Batch(b) => {
+                let rows = history::insert_events(&mut tx, &b.meta, &b.rows)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                first_batch.get_or_insert(i);
+                let n = rows.len() as u64;
+                fresh.push((b.meta.clone(), rows));
+                n
+            }
+            other => apply(&mut tx, other, defs, &mut done)
+                .await
+                .map_err(|e| e.to_string())?,
+        };
+        out.push((events, done));
+    }
+    if let Some(i) = first_batch {
+        let refs: Vec<(&RoundMeta, &history::EventRow)> = fresh
+            .iter()
+            .flat_map(|(m, rows)| rows.iter().map(move |r| (m.as_ref(), r)))
+            .collect();
+        let completions = quests::fold_events(&mut tx, &refs, defs)
             .await
             .map_err(|e| e.to_string())?;
+        for (meta, c) in completions {
+            if let Some((arc, _)) = fresh.iter().find(|(a, _)| a.round_key == meta.round_key) {
+                out[i].1.push((arc.clone(), c));
+            }
+        }
     }
     tx.commit().await.map_err(|e| e.to_string())?;
-    Ok((events, done))
+    Ok(out)
 }
 
 async fn writer(
@@ -272,16 +305,16 @@ async fn writer(
             }
             Err(e) => Err(e),
         };
-        let results: Vec<Result<(u64, Vec<(Arc<RoundMeta>, Completion)>), String>> = match outcome {
-            Ok(r) => {
-                let mut v = vec![Ok((r.0, r.1))];
-                v.extend((1..jobs.len()).map(|_| Ok((0, Vec::new()))));
-                v
-            }
+        let results: Vec<Result<JobDone, String>> = match outcome {
+            Ok(per_job) => per_job.into_iter().map(Ok).collect(),
             Err(_) if !faults.fail.load(Relaxed) => {
                 let mut v = Vec::new();
                 for job in &jobs {
-                    v.push(write_group(&store, std::slice::from_ref(job), &defs, &faults).await);
+                    v.push(
+                        write_group(&store, std::slice::from_ref(job), &defs, &faults)
+                            .await
+                            .map(|mut r| r.remove(0)),
+                    );
                 }
                 v
             }

@@ -138,30 +138,55 @@ pub async fn write_events(
     rows: &[EventRow],
     defs: &[QuestDef],
 ) -> sqlx::Result<(u64, Vec<Completion>)> {
-    let mut fresh = Vec::new();
-    for r in rows {
-        let done = sqlx::query("INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            .bind(&meta.round_key)
-            .bind(r.tick as i64)
-            .bind(r.n as i64)
-            .bind(r.kind)
-            .bind(r.seat.map(|s| s as i64))
-            .bind(r.x)
-            .bind(r.y)
-            .bind(&r.payload)
-            .bind(r.recipe)
-            .execute(&mut *conn)
-            .await?;
-        if done.rows_affected() == 1 {
-            fresh.push(r);
-        }
+    let fresh = insert_events(conn, meta, rows).await?;
+    let refs: Vec<(&RoundMeta, &EventRow)> = fresh.iter().map(|r| (meta, r)).collect();
+    let completions = quests::fold_events(conn, &refs, defs)
+        .await?
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    Ok((fresh.len() as u64, completions))
+}
+
+/// Inserts a tick's rows and returns the ones that were new (a batch written twice has none).
+pub async fn insert_events(
+    conn: &mut SqliteConnection,
+    meta: &RoundMeta,
+    rows: &[EventRow],
+) -> sqlx::Result<Vec<EventRow>> {
+    // One multi-row statement per chunk; RETURNING lists only the rows actually inserted
+    // (an ignored duplicate returns nothing), which are the ones quests may count.
+    let mut fresh: Vec<EventRow> = Vec::new();
+    for chunk in rows.chunks(200) {
+        let mut qb = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) ",
+        );
+        qb.push_values(chunk, |mut b, r| {
+            b.push_bind(&meta.round_key)
+                .push_bind(r.tick as i64)
+                .push_bind(r.n as i64)
+                .push_bind(r.kind)
+                .push_bind(r.seat.map(|s| s as i64))
+                .push_bind(r.x)
+                .push_bind(r.y)
+                .push_bind(&r.payload)
+                .push_bind(r.recipe);
+        });
+        qb.push(" RETURNING tick, n");
+        let inserted: Vec<(i64, i64)> = qb.build_query_as().fetch_all(&mut *conn).await?;
+        let mut inserted: Vec<(u32, u32)> = inserted
+            .into_iter()
+            .map(|(t, n)| (t as u32, n as u32))
+            .collect();
+        inserted.sort_unstable();
+        fresh.extend(
+            chunk
+                .iter()
+                .filter(|r| inserted.binary_search(&(r.tick, r.n)).is_ok())
+                .cloned(),
+        );
     }
-    let new = fresh.len() as u64;
-    let mut completions = Vec::new();
-    for r in fresh {
-        completions.extend(quests::fold_event(conn, meta, r, defs).await?);
-    }
-    Ok((new, completions))
+    Ok(fresh)
 }
 
 /// Writes a round's end: its result, each seat's figures, the unlocks and the quests that

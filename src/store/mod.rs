@@ -10,7 +10,9 @@ pub mod history;
 pub mod quests;
 pub mod reindex;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -91,9 +93,12 @@ impl Store {
         {
             let _ = std::fs::create_dir_all(parent);
         }
+        // WAL with synchronous=NORMAL: a crash never corrupts the database and at worst loses
+        // the last transactions, which the replay files still hold (reindex repairs).
         let opts = options(location)?
             .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal);
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal);
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts)

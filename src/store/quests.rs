@@ -118,43 +118,103 @@ async fn apply(
     }))
 }
 
-/// Folds one newly written event into every quest it moves.
-pub async fn fold_event(
+/// Folds newly written events, in order, into every quest they move. Changes are gathered
+/// per (session, quest) first, then each pair is read once, replayed in memory (so a
+/// completion reached before a later reset still counts) and written once.
+pub async fn fold_events<'a>(
     conn: &mut SqliteConnection,
-    meta: &RoundMeta,
-    e: &EventRow,
+    events: &[(&'a RoundMeta, &EventRow)],
     defs: &[QuestDef],
-) -> sqlx::Result<Vec<Completion>> {
+) -> sqlx::Result<Vec<(&'a RoundMeta, Completion)>> {
+    let mut changes: std::collections::BTreeMap<(String, usize), (Vec<Change>, &'a RoundMeta)> =
+        std::collections::BTreeMap::new();
+    for (meta, e) in events {
+        let meta: &'a RoundMeta = meta;
+        let everyone: Vec<&str> = meta.seats.iter().map(|s| s.session_id.as_str()).collect();
+        let cook = e.seat.and_then(|s| meta.session_of(s));
+        for (qi, q) in defs.iter().enumerate() {
+            let mut push = |session: &str, c: Change| {
+                let entry = changes
+                    .entry((session.to_string(), qi))
+                    .or_insert_with(|| (Vec::new(), meta));
+                entry.0.push(c);
+                entry.1 = meta;
+            };
+            match (q.kind.as_str(), e.kind) {
+                ("serve_recipe", "served")
+                    if e.recipe.is_some() && e.recipe == q.param.as_deref() =>
+                {
+                    cook.into_iter().for_each(|c| push(c, Change::Add(1)))
+                }
+                ("extinguish", "extinguished") | ("wash", "washed") => {
+                    cook.into_iter().for_each(|c| push(c, Change::Add(1)))
+                }
+                ("streak", "served") => everyone
+                    .iter()
+                    .for_each(|s| push(s, Change::Max(e.stk.unwrap_or(0) as i64))),
+                ("clean_run", "served") => everyone.iter().for_each(|s| push(s, Change::Add(1))),
+                ("clean_run", "missed") => everyone.iter().for_each(|s| push(s, Change::Reset)),
+                _ => {}
+            }
+        }
+    }
     let mut out = Vec::new();
-    let cook = e.seat.and_then(|s| meta.session_of(s)).map(str::to_string);
-    let everyone: Vec<String> = meta.seats.iter().map(|s| s.session_id.clone()).collect();
-    for q in defs {
-        let targets: Vec<(String, Change)> = match (q.kind.as_str(), e.kind) {
-            ("serve_recipe", "served") if e.recipe.is_some() && e.recipe == q.param.as_deref() => {
-                cook.iter().map(|c| (c.clone(), Change::Add(1))).collect()
-            }
-            ("extinguish", "extinguished") | ("wash", "washed") => {
-                cook.iter().map(|c| (c.clone(), Change::Add(1))).collect()
-            }
-            ("streak", "served") => everyone
-                .iter()
-                .map(|s| (s.clone(), Change::Max(e.stk.unwrap_or(0) as i64)))
-                .collect(),
-            ("clean_run", "served") => everyone
-                .iter()
-                .map(|s| (s.clone(), Change::Add(1)))
-                .collect(),
-            ("clean_run", "missed") => everyone
-                .iter()
-                .map(|s| (s.clone(), Change::Reset))
-                .collect(),
-            _ => Vec::new(),
-        };
-        for (session, change) in targets {
-            out.extend(apply(conn, &session, q, change).await?);
+    for ((session, qi), (list, meta)) in changes {
+        if let Some(c) = settle(conn, &session, &defs[qi], &list).await? {
+            out.push((meta, c));
         }
     }
     Ok(out)
+}
+
+/// Applies a sequence of changes to one session's progress on one quest.
+async fn settle(
+    conn: &mut SqliteConnection,
+    session: &str,
+    q: &QuestDef,
+    list: &[Change],
+) -> sqlx::Result<Option<Completion>> {
+    let current: Option<(i64, Option<i64>)> = sqlx::query_as(
+        "SELECT progress, completed_at FROM quest_progress WHERE session_id = ? AND quest_id = ?",
+    )
+    .bind(session)
+    .bind(&q.id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if current.is_some_and(|(_, done)| done.is_some()) {
+        return Ok(None);
+    }
+    let mut p = current.map_or(0, |c| c.0);
+    let mut reached = None;
+    for c in list {
+        p = match c {
+            Change::Add(n) => p + n,
+            Change::Max(n) => p.max(*n),
+            Change::Reset => 0,
+        };
+        if p >= q.target {
+            reached = Some(p);
+            break;
+        }
+    }
+    let progress = reached.unwrap_or(p);
+    let completed_at = reached.map(|_| super::unix_now());
+    sqlx::query(
+        "INSERT INTO quest_progress (session_id, quest_id, progress, completed_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET progress = excluded.progress, completed_at = excluded.completed_at",
+    )
+    .bind(session)
+    .bind(&q.id)
+    .bind(progress)
+    .bind(completed_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(reached.map(|p| Completion {
+        session_id: session.to_string(),
+        quest_id: q.id.clone(),
+        progress: p,
+        target: q.target,
+    }))
 }
 
 /// Folds a round's result into the result quests of its seated sessions.
