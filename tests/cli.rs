@@ -280,3 +280,54 @@ fn serve_stops_cleanly_on_sigterm() {
         "{log}"
     );
 }
+
+#[test]
+fn reindex_then_sql_answers_as_a_table_json_and_csv_and_refuses_writes() {
+    let data = tmp("sqldata");
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(data.join("replays")).unwrap();
+    for f in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("replays")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, data.join("replays").join(f.file_name().unwrap())).unwrap();
+    }
+    let (code, stdout, stderr) = run(bin().arg("reindex").env("UNDERCOOKED_DATA_DIR", &data));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("reindexed 7 of 7 files"), "{stdout}");
+    let (code, stdout, _) = run(bin()
+        .args([
+            "sql",
+            "SELECT level_id, result FROM rounds ORDER BY level_id",
+        ])
+        .env("UNDERCOOKED_DATA_DIR", &data));
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("level_id") && lines[1].starts_with("---"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("01_first_kitchen   won"),
+        "an aligned table: {stdout}"
+    );
+    assert!(stdout.trim_end().ends_with("(7 rows)"));
+    let (_, stdout, _) = run(bin()
+        .args(["sql", "--json", "SELECT COUNT(*) AS n FROM rounds"])
+        .env("UNDERCOOKED_DATA_DIR", &data));
+    assert_eq!(stdout.trim(), r#"{"n":7}"#);
+    let (_, stdout, _) = run(bin()
+        .args(["sql", "--csv", "SELECT 'a,b' AS x, 1 AS y"])
+        .env("UNDERCOOKED_DATA_DIR", &data));
+    assert_eq!(stdout, "x,y\n\"a,b\",1\n");
+    let (code, _, stderr) = run(bin()
+        .args(["sql", "DELETE FROM rounds"])
+        .env("UNDERCOOKED_DATA_DIR", &data));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("refused") && stderr.contains("read-only"),
+        "{stderr}"
+    );
+    let (_, stdout, _) = run(bin()
+        .args(["sql", "--json", "SELECT COUNT(*) AS n FROM rounds"])
+        .env("UNDERCOOKED_DATA_DIR", &data));
+    assert_eq!(stdout.trim(), r#"{"n":7}"#, "nothing was deleted");
+}

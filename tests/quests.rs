@@ -7,10 +7,13 @@ use undercooked::store::history::{self, EventRow, RoundMeta, SeatRow};
 use undercooked::store::quests;
 
 async fn store(name: &str) -> Store {
-    let dir = std::env::temp_dir().join(format!("undercooked-quests-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("undercooked-quests-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    Store::open(&format!("sqlite://{}", dir.join("q.db").display())).await.unwrap()
+    Store::open(&format!("sqlite://{}", dir.join("q.db").display()))
+        .await
+        .unwrap()
 }
 
 fn meta() -> Arc<RoundMeta> {
@@ -25,27 +28,59 @@ fn meta() -> Arc<RoundMeta> {
         target: 150,
         tick_hz: 20,
         seats: vec![
-            SeatRow { seat: 0, session_id: "s-ann".into(), name: "Ann".into(), color: "#e4572e".into() },
-            SeatRow { seat: 1, session_id: "s-bob".into(), name: "Bob".into(), color: "#29a5e3".into() },
+            SeatRow {
+                seat: 0,
+                session_id: "s-ann".into(),
+                name: "Ann".into(),
+                color: "#e4572e".into(),
+            },
+            SeatRow {
+                seat: 1,
+                session_id: "s-bob".into(),
+                name: "Bob".into(),
+                color: "#29a5e3".into(),
+            },
         ],
     })
 }
 
 fn served(tick: u32, seat: u8, stk: u32) -> EventRow {
-    EventRow { tick, n: 0, kind: "served", seat: Some(seat), x: 9.0, y: 1.0, payload: "{}".into(), recipe: Some("tomato_soup"), stk: Some(stk) }
+    EventRow {
+        tick,
+        n: 0,
+        kind: "served",
+        seat: Some(seat),
+        x: 9.0,
+        y: 1.0,
+        payload: "{}".into(),
+        recipe: Some("tomato_soup"),
+        stk: Some(stk),
+    }
 }
 
 fn missed(tick: u32) -> EventRow {
-    EventRow { tick, n: 0, kind: "missed", seat: None, x: 0.0, y: 0.0, payload: "{}".into(), recipe: None, stk: None }
+    EventRow {
+        tick,
+        n: 0,
+        kind: "missed",
+        seat: None,
+        x: 0.0,
+        y: 0.0,
+        payload: "{}".into(),
+        recipe: None,
+        stk: None,
+    }
 }
 
 async fn progress(store: &Store, session: &str, quest: &str) -> (i64, bool) {
-    let row: Option<(i64, Option<i64>)> = sqlx::query_as("SELECT progress, completed_at FROM quest_progress WHERE session_id = ? AND quest_id = ?")
-        .bind(session)
-        .bind(quest)
-        .fetch_optional(&store.pool)
-        .await
-        .unwrap();
+    let row: Option<(i64, Option<i64>)> = sqlx::query_as(
+        "SELECT progress, completed_at FROM quest_progress WHERE session_id = ? AND quest_id = ?",
+    )
+    .bind(session)
+    .bind(quest)
+    .fetch_optional(&store.pool)
+    .await
+    .unwrap();
     row.map_or((0, false), |(p, c)| (p, c.is_some()))
 }
 
@@ -57,13 +92,25 @@ async fn the_same_batch_written_twice_counts_once() {
     let defs = quests::load(&mut conn).await.unwrap();
     history::begin_round(&mut conn, &meta).await.unwrap();
     let batch = vec![served(10, 0, 1)];
-    let (new, _) = history::write_events(&mut conn, &meta, &batch, &defs).await.unwrap();
+    let (new, _) = history::write_events(&mut conn, &meta, &batch, &defs)
+        .await
+        .unwrap();
     assert_eq!(new, 1);
-    let (again, completions) = history::write_events(&mut conn, &meta, &batch, &defs).await.unwrap();
+    let (again, completions) = history::write_events(&mut conn, &meta, &batch, &defs)
+        .await
+        .unwrap();
     assert_eq!((again, completions.len()), (0, 0));
     assert_eq!(progress(&store, "s-ann", "soup_chef").await, (1, false));
-    assert_eq!(progress(&store, "s-bob", "soup_chef").await, (0, false), "the serving cook's session only");
-    assert_eq!(progress(&store, "s-bob", "clean_run").await, (1, false), "team quests move for every seat");
+    assert_eq!(
+        progress(&store, "s-bob", "soup_chef").await,
+        (0, false),
+        "the serving cook's session only"
+    );
+    assert_eq!(
+        progress(&store, "s-bob", "clean_run").await,
+        (1, false),
+        "team quests move for every seat"
+    );
 }
 
 #[tokio::test]
@@ -75,20 +122,46 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
     history::begin_round(&mut conn, &meta).await.unwrap();
     // given four serves, when a fifth and then a miss arrive in one batch
     for t in 0..4 {
-        history::write_events(&mut conn, &meta, &[served(t, 0, t + 1)], &defs).await.unwrap();
+        history::write_events(&mut conn, &meta, &[served(t, 0, t + 1)], &defs)
+            .await
+            .unwrap();
     }
-    let (_, done) = history::write_events(&mut conn, &meta, &[served(10, 1, 5), EventRow { n: 1, ..missed(10) }], &defs).await.unwrap();
+    let (_, done) = history::write_events(
+        &mut conn,
+        &meta,
+        &[served(10, 1, 5), EventRow { n: 1, ..missed(10) }],
+        &defs,
+    )
+    .await
+    .unwrap();
     // then both sessions completed `clean_run` (and `on_a_roll`, a streak of 5), once
-    let mut ids: Vec<(String, String)> = done.iter().map(|c| (c.session_id.clone(), c.quest_id.clone())).collect();
+    let mut ids: Vec<(String, String)> = done
+        .iter()
+        .map(|c| (c.session_id.clone(), c.quest_id.clone()))
+        .collect();
     ids.sort();
     assert_eq!(
         ids,
-        [("s-ann".into(), "clean_run".into()), ("s-ann".into(), "on_a_roll".into()), ("s-bob".into(), "clean_run".into()), ("s-bob".into(), "on_a_roll".into())]
+        [
+            ("s-ann".into(), "clean_run".into()),
+            ("s-ann".into(), "on_a_roll".into()),
+            ("s-bob".into(), "clean_run".into()),
+            ("s-bob".into(), "on_a_roll".into())
+        ]
     );
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (5, true));
-    let (_, more) = history::write_events(&mut conn, &meta, &[served(20, 0, 6)], &defs).await.unwrap();
-    assert!(more.iter().all(|c| c.quest_id != "clean_run"), "a completion is recorded once");
-    assert_eq!(progress(&store, "s-ann", "clean_run").await, (5, true), "a completed quest no longer moves");
+    let (_, more) = history::write_events(&mut conn, &meta, &[served(20, 0, 6)], &defs)
+        .await
+        .unwrap();
+    assert!(
+        more.iter().all(|c| c.quest_id != "clean_run"),
+        "a completion is recorded once"
+    );
+    assert_eq!(
+        progress(&store, "s-ann", "clean_run").await,
+        (5, true),
+        "a completed quest no longer moves"
+    );
 }
 
 #[tokio::test]
@@ -98,8 +171,23 @@ async fn a_miss_resets_a_clean_run_in_progress() {
     let mut conn = store.pool.acquire().await.unwrap();
     let defs = quests::load(&mut conn).await.unwrap();
     history::begin_round(&mut conn, &meta).await.unwrap();
-    history::write_events(&mut conn, &meta, &[served(1, 0, 1), EventRow { n: 1, ..served(1, 0, 2) }], &defs).await.unwrap();
+    history::write_events(
+        &mut conn,
+        &meta,
+        &[
+            served(1, 0, 1),
+            EventRow {
+                n: 1,
+                ..served(1, 0, 2)
+            },
+        ],
+        &defs,
+    )
+    .await
+    .unwrap();
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (2, false));
-    history::write_events(&mut conn, &meta, &[missed(2)], &defs).await.unwrap();
+    history::write_events(&mut conn, &meta, &[missed(2)], &defs)
+        .await
+        .unwrap();
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (0, false));
 }

@@ -280,3 +280,17 @@ async fn a_silent_socket_is_closed_1000_after_the_heartbeat_window() {
     assert!(start.elapsed().as_secs_f64() >= 11.0);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_locked_level_is_refused_and_a_guest_cannot_pick_one() {
+    let mut server = support::start(&[]).await;
+    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut a = Client::hello(server.addr, &code, &token).await;
+    a.send(json!({"type": "set_level", "level": "02_slow_soup"}))
+        .await;
+    assert_eq!(a.expect("err").await["code"], "level_locked");
+    a.send(json!({"type": "set_level", "level": "99_nowhere"}))
+        .await;
+    assert_eq!(a.expect("err").await["code"], "bad_field");
+    server.stop().await;
+}
