@@ -443,27 +443,14 @@ impl Room {
             let unlock = won.then(|| shared.level_after(order).map_or(order, |l| l.level.order));
             chain.must(Must::Finish {
                 meta: play_meta.clone(),
-                outcome: RoundOutcome {
-                    round_key: play_meta.round_key.clone(),
-                    level_id: rules.level.id.clone(),
-                    level_order: order,
-                    ended_at: crate::store::unix_now(),
-                    result: result.map_or("aborted", |r| r.name()).to_string(),
-                    score: state.score,
-                    stars: state.verdict.map_or(0, |v| v.stars),
-                    ticks: state.tick,
-                    served: state.counters.served,
-                    missed: state.counters.missed,
-                    wasted: state.counters.wasted,
-                    lost_items: state.counters.lost_items,
-                    longest_streak: state.longest_streak,
-                    players: state
-                        .cooks
-                        .iter()
-                        .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
-                        .collect(),
+                outcome: RoundOutcome::of(
+                    &play_meta.round_key,
+                    &rules,
+                    &state,
+                    result.map_or("aborted", |r| r.name()),
+                    crate::store::unix_now(),
                     unlock,
-                },
+                ),
                 outbox: None,
             });
         }
@@ -515,30 +502,16 @@ impl Room {
             let path = play.path.clone();
             // The history gets the round as aborted too (its result is never dropped).
             if let Some(chain) = self.shared.chain() {
-                let state = &play.round.fold.state;
                 chain.must(Must::Finish {
                     meta: play.meta.clone(),
-                    outcome: RoundOutcome {
-                        round_key: play.meta.round_key.clone(),
-                        level_id: play.meta.level_id.clone(),
-                        level_order: play.round.fold.rules.level.order,
-                        ended_at: crate::store::unix_now(),
-                        result: "aborted".to_string(),
-                        score: state.score,
-                        stars: 0,
-                        ticks: state.tick,
-                        served: state.counters.served,
-                        missed: state.counters.missed,
-                        wasted: state.counters.wasted,
-                        lost_items: state.counters.lost_items,
-                        longest_streak: state.longest_streak,
-                        players: state
-                            .cooks
-                            .iter()
-                            .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
-                            .collect(),
-                        unlock: None,
-                    },
+                    outcome: RoundOutcome::of(
+                        &play.meta.round_key,
+                        &play.round.fold.rules,
+                        &play.round.fold.state,
+                        "aborted",
+                        crate::store::unix_now(),
+                        None,
+                    ),
                     outbox: None,
                 });
             }

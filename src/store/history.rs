@@ -101,6 +101,44 @@ pub struct RoundOutcome {
     pub unlock: Option<u32>,
 }
 
+impl RoundOutcome {
+    /// The outcome of a folded round: its verdict's figures and each seat's.
+    pub fn of(
+        round_key: &str,
+        rules: &crate::sim::Rules,
+        state: &crate::sim::KitchenState,
+        result: &str,
+        ended_at: i64,
+        unlock: Option<u32>,
+    ) -> RoundOutcome {
+        RoundOutcome {
+            round_key: round_key.to_string(),
+            level_id: rules.level.id.clone(),
+            level_order: rules.level.order,
+            ended_at,
+            result: result.to_string(),
+            score: state.score,
+            stars: if result == "aborted" {
+                0
+            } else {
+                state.verdict.map_or(0, |v| v.stars)
+            },
+            ticks: state.tick,
+            served: state.counters.served,
+            missed: state.counters.missed,
+            wasted: state.counters.wasted,
+            lost_items: state.counters.lost_items,
+            longest_streak: state.longest_streak,
+            players: state
+                .cooks
+                .iter()
+                .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
+                .collect(),
+            unlock,
+        }
+    }
+}
+
 pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO rounds (round_key, room_code, round_no, level_id, seed, replay_path, started_at, target, tick_hz)

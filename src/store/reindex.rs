@@ -131,28 +131,14 @@ async fn index_file(
                 let result = fold.ended().map_or("aborted", |r| r.name()).to_string();
                 let won = result == "won";
                 let order = fold.rules.level.order;
-                let outcome = RoundOutcome {
-                    round_key: round_key.clone(),
-                    level_id: fold.rules.level.id.clone(),
-                    level_order: order,
-                    ended_at: header.started_unix_s as i64
-                        + (state.tick / header.tick_hz.max(1)) as i64,
-                    result,
-                    score: state.score,
-                    stars: state.verdict.map_or(0, |v| v.stars),
-                    ticks: state.tick,
-                    served: state.counters.served,
-                    missed: state.counters.missed,
-                    wasted: state.counters.wasted,
-                    lost_items: state.counters.lost_items,
-                    longest_streak: state.longest_streak,
-                    players: state
-                        .cooks
-                        .iter()
-                        .map(|c| (c.seat, c.score, c.dishes_served, c.missed_contrib))
-                        .collect(),
-                    unlock: (won && order > 0).then_some(order + 1),
-                };
+                let outcome = RoundOutcome::of(
+                    &round_key,
+                    &fold.rules,
+                    state,
+                    &result,
+                    header.started_unix_s as i64 + (state.tick / header.tick_hz.max(1)) as i64,
+                    (won && order > 0).then_some(order + 1),
+                );
                 history::finish_round(&mut tx, &meta, &outcome, defs)
                     .await
                     .map_err(|e| e.to_string())?;
