@@ -5,7 +5,6 @@
 //! every refusal is `400 {"code", "msg"}` or the documented status, never a 500.
 
 use super::shared::Shared;
-use super::socket;
 use crate::room::{Reservation, RoomCmd};
 use crate::wire::messages::{code, limits};
 use serde::Deserialize;
@@ -482,14 +481,6 @@ async fn panic_tick(room: String, shared: Arc<Shared>) -> Result<Response, Rejec
     Ok(answer(StatusCode::OK, json!({"armed": true})))
 }
 
-fn origin_allowed(shared: &Shared, origin: &Option<String>) -> bool {
-    let allowed = &shared.config.allowed_origins;
-    allowed.is_empty()
-        || origin
-            .as_ref()
-            .is_some_and(|o| allowed.iter().any(|a| a == o))
-}
-
 /// Every route of the server.
 pub fn routes(
     shared: Arc<Shared>,
@@ -573,21 +564,6 @@ pub fn routes(
         .and(with.clone())
         .and(body)
         .and_then(db_fault);
-    let max_frame = (shared.config.max_message_bytes * 16).max(1 << 20);
-    let ws = warp::path!("ws" / String)
-        .and(warp::header::optional::<String>("origin"))
-        .and(with.clone())
-        .and(warp::ws())
-        .map(move |code: String, origin: Option<String>, shared: Arc<Shared>, ws: warp::ws::Ws| {
-            if !origin_allowed(&shared, &origin) {
-                shared.stats.refused(403);
-                tracing::info!(room = %code, "refused a socket from an origin outside the allow-list");
-                return refuse(StatusCode::FORBIDDEN, "origin", "this origin may not open sockets here");
-            }
-            // The transport's own limits sit well above max_message_bytes, so an oversized
-            // frame is answered with `too_big` instead of a dropped connection.
-            ws.max_message_size(max_frame).max_frame_size(max_frame).on_upgrade(move |socket| socket::serve(socket, code, shared)).into_response()
-        });
     create
         .or(quickplay)
         .unify()
@@ -610,8 +586,6 @@ pub fn routes(
         .or(panic)
         .unify()
         .or(fault)
-        .unify()
-        .or(ws)
         .unify()
         .recover(recover)
         .unify()

@@ -7,6 +7,7 @@ pub mod config;
 pub mod http;
 pub mod shared;
 pub mod socket;
+pub mod upgrade;
 
 use shared::Shared;
 use std::future::Future;
@@ -17,23 +18,41 @@ use tokio::net::TcpListener;
 /// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then every room
 /// finishes its round as aborted (its replay file completed) and closes its sockets with
 /// 1001, within 5 s.
-pub async fn run(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) {
-    let routes = http::routes(shared.clone());
-    let closing = shared.clone();
-    let graceful = async move {
-        shutdown.await;
-        tracing::info!("shutting down: closing every room");
-        let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&closing)).await;
-    };
-    let server = warp::serve(routes)
-        .incoming(listener)
-        .graceful(graceful)
-        .run();
-    server.await;
+pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()> + Send + 'static) {
+    let routes = warp::service(http::routes(shared.clone()));
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let routes = routes.clone();
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                let mut routes = routes.clone();
+                let shared = shared.clone();
+                async move {
+                    if let Some(resp) = upgrade::try_upgrade(&mut req, &shared) {
+                        return Ok::<_, std::convert::Infallible>(resp);
+                    }
+                    tower_service::Service::call(&mut routes, req).await
+                }
+            });
+            let builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            let _ = builder.serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), service).await;
+        });
+    }
+    tracing::info!("shutting down: closing every room");
+    let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&shared)).await;
 }
 
 async fn close_rooms(shared: &Shared) {

@@ -18,7 +18,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use warp::ws::{Message, WebSocket};
+use super::upgrade::Socket;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 /// Frames a connection's send queue holds before the room starts dropping `snap`s for it.
 pub const SEND_QUEUE: usize = 64;
@@ -63,7 +66,7 @@ fn refuse_and_close(shared: &Shared, tx: &mpsc::Sender<Out>, err: Refusal, close
 }
 
 /// Serves one socket for room `code` until it closes.
-pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
+pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
     let id = shared.conn_id();
     shared.stats.sockets.fetch_add(1, Relaxed);
     let (mut sink, mut stream) = ws.split();
@@ -83,7 +86,7 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                 let sent = match out {
                     Out::Text(t) => sink.send(Message::text(t.to_string())).await,
                     Out::Close(c) => {
-                        let _ = sink.send(Message::close_with(c, "")).await;
+                        let _ = sink.send(Message::Close(Some(CloseFrame { code: CloseCode::from(c), reason: "".into() }))).await;
                         return;
                     }
                 };
@@ -150,7 +153,7 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
         if next.is_ping() || next.is_pong() {
             continue;
         }
-        let oversize = next.as_bytes().len() > max;
+        let oversize = next.len() > max;
         let refusal = if !bucket.take() {
             Some((
                 Refusal::new(
@@ -168,7 +171,7 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
                     code::TOO_BIG,
                     format!(
                         "frame of {} bytes is over the {max}-byte limit",
-                        next.as_bytes().len()
+                        next.len()
                     ),
                 ),
                 true,
@@ -194,7 +197,7 @@ pub async fn serve(ws: WebSocket, code: String, shared: Arc<Shared>) {
             let _ = tx.try_send(text(&ServerMsg::err(&r)));
             continue;
         }
-        let msg = match parse_client(next.to_str().unwrap_or_default()) {
+        let msg = match parse_client(next.to_text().unwrap_or_default()) {
             Ok(m) => m,
             Err(r) => {
                 let _ = tx.try_send(text(&ServerMsg::err(&r)));

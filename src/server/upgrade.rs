@@ -1,0 +1,81 @@
+//! The WebSocket upgrade of `/ws/{code}`, done before a request reaches warp's routes.
+//!
+//! warp 0.4 builds its sockets with tungstenite's default 128 KiB read buffer per
+//! connection and does not expose that setting; a thousand sockets then cost ~135 MiB. Here
+//! the handshake is answered directly (the `Origin` check first, HTTP 403 outside the
+//! allow-list), hyper hands over the upgraded connection, and tokio-tungstenite wraps it with
+//! small buffers and transport limits well above `max_message_bytes` (so an oversized frame
+//! is answered `too_big`, not dropped by the transport).
+
+use super::shared::Shared;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use std::sync::Arc;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use warp::http::{StatusCode, header};
+use warp::reply::{Reply, Response};
+
+/// A player's socket, as the connection task drives it.
+pub type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+
+/// Small buffers (they grow for a big frame and shrink back), generous transport limits.
+pub fn config(max_message_bytes: usize) -> WebSocketConfig {
+    let limit = (max_message_bytes * 16).max(1 << 20);
+    WebSocketConfig::default()
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(limit * 2)
+        .max_message_size(Some(limit))
+        .max_frame_size(Some(limit))
+}
+
+fn header_has(req: &http::Request<Incoming>, name: header::HeaderName, token: &str) -> bool {
+    req.headers().get_all(name).iter().filter_map(|v| v.to_str().ok()).any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+}
+
+fn refuse(status: StatusCode, code: &str, msg: &str) -> Response {
+    warp::reply::with_status(warp::reply::json(&serde_json::json!({"code": code, "msg": msg})), status).into_response()
+}
+
+/// Answers a WebSocket upgrade of `/ws/{code}`; `None` for every other request.
+pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> Option<Response> {
+    let code = req.uri().path().strip_prefix("/ws/")?.to_string();
+    if code.is_empty() || code.contains('/') || req.method() != http::Method::GET || !header_has(req, header::UPGRADE, "websocket") {
+        return None;
+    }
+    let allowed = &shared.config.allowed_origins;
+    let origin = req.headers().get(header::ORIGIN).and_then(|o| o.to_str().ok());
+    if !allowed.is_empty() && !origin.is_some_and(|o| allowed.iter().any(|a| a == o)) {
+        shared.stats.refused(403);
+        tracing::info!(room = %code, "refused a socket from an origin outside the allow-list");
+        return Some(refuse(StatusCode::FORBIDDEN, "origin", "this origin may not open sockets here"));
+    }
+    let Some(key) = req.headers().get(header::SEC_WEBSOCKET_KEY).map(|k| derive_accept_key(k.as_bytes())) else {
+        return Some(refuse(StatusCode::BAD_REQUEST, "bad_upgrade", "a WebSocket upgrade needs Sec-WebSocket-Key"));
+    };
+    if req.headers().get(header::SEC_WEBSOCKET_VERSION).is_none_or(|v| v != "13") {
+        return Some(refuse(StatusCode::BAD_REQUEST, "bad_upgrade", "only WebSocket version 13 is spoken here"));
+    }
+    let on_upgrade = hyper::upgrade::on(&mut *req);
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        match on_upgrade.await {
+            Ok(upgraded) => {
+                let cfg = config(shared.config.max_message_bytes);
+                let socket = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(cfg)).await;
+                super::socket::serve(socket, code, shared).await;
+            }
+            Err(e) => tracing::debug!(error = %e, "a WebSocket upgrade did not complete"),
+        }
+    });
+    let mut resp = warp::reply::with_status(warp::reply(), StatusCode::SWITCHING_PROTOCOLS).into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONNECTION, header::HeaderValue::from_static("upgrade"));
+    h.insert(header::UPGRADE, header::HeaderValue::from_static("websocket"));
+    if let Ok(v) = header::HeaderValue::from_str(&key) {
+        h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
+    }
+    Some(resp)
+}
