@@ -18,7 +18,11 @@ use tokio::net::TcpListener;
 /// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then every room
 /// finishes its round as aborted (its replay file completed) and closes its sockets with
 /// 1001, within 5 s.
-pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()> + Send + 'static) {
+pub async fn run(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
     let routes = warp::service(http::routes(shared.clone()));
     tokio::pin!(shutdown);
     loop {
@@ -37,18 +41,23 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
         let routes = routes.clone();
         let shared = shared.clone();
         tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
-                let mut routes = routes.clone();
-                let shared = shared.clone();
-                async move {
-                    if let Some(resp) = upgrade::try_upgrade(&mut req, &shared) {
-                        return Ok::<_, std::convert::Infallible>(resp);
+            let service = hyper::service::service_fn(
+                move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    let mut routes = routes.clone();
+                    let shared = shared.clone();
+                    async move {
+                        if let Some(resp) = upgrade::try_upgrade(&mut req, &shared) {
+                            return Ok::<_, std::convert::Infallible>(resp);
+                        }
+                        tower_service::Service::call(&mut routes, req).await
                     }
-                    tower_service::Service::call(&mut routes, req).await
-                }
-            });
-            let builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
-            let _ = builder.serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), service).await;
+                },
+            );
+            // HTTP/1.1 only (no HTTP/2 preface sniffing): the API and the upgrade need nothing more.
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .with_upgrades();
+            let _ = conn.await;
         });
     }
     tracing::info!("shutting down: closing every room");

@@ -8,6 +8,7 @@
 //! late close from a replaced socket only ever removes itself.
 
 use super::shared::Shared;
+use super::upgrade::Socket;
 use crate::room::{ConnLink, Out, RoomCmd};
 use crate::wire::messages::{
     ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
@@ -18,7 +19,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use super::upgrade::Socket;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -86,7 +86,12 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
                 let sent = match out {
                     Out::Text(t) => sink.send(Message::text(t.to_string())).await,
                     Out::Close(c) => {
-                        let _ = sink.send(Message::Close(Some(CloseFrame { code: CloseCode::from(c), reason: "".into() }))).await;
+                        let _ = sink
+                            .send(Message::Close(Some(CloseFrame {
+                                code: CloseCode::from(c),
+                                reason: "".into(),
+                            })))
+                            .await;
                         return;
                     }
                 };
@@ -169,10 +174,7 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
             Some((
                 Refusal::new(
                     code::TOO_BIG,
-                    format!(
-                        "frame of {} bytes is over the {max}-byte limit",
-                        next.len()
-                    ),
+                    format!("frame of {} bytes is over the {max}-byte limit", next.len()),
                 ),
                 true,
             ))

@@ -32,31 +32,66 @@ pub fn config(max_message_bytes: usize) -> WebSocketConfig {
 }
 
 fn header_has(req: &http::Request<Incoming>, name: header::HeaderName, token: &str) -> bool {
-    req.headers().get_all(name).iter().filter_map(|v| v.to_str().ok()).any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+    req.headers()
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
 }
 
 fn refuse(status: StatusCode, code: &str, msg: &str) -> Response {
-    warp::reply::with_status(warp::reply::json(&serde_json::json!({"code": code, "msg": msg})), status).into_response()
+    warp::reply::with_status(
+        warp::reply::json(&serde_json::json!({"code": code, "msg": msg})),
+        status,
+    )
+    .into_response()
 }
 
 /// Answers a WebSocket upgrade of `/ws/{code}`; `None` for every other request.
 pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> Option<Response> {
     let code = req.uri().path().strip_prefix("/ws/")?.to_string();
-    if code.is_empty() || code.contains('/') || req.method() != http::Method::GET || !header_has(req, header::UPGRADE, "websocket") {
+    if code.is_empty()
+        || code.contains('/')
+        || req.method() != http::Method::GET
+        || !header_has(req, header::UPGRADE, "websocket")
+    {
         return None;
     }
     let allowed = &shared.config.allowed_origins;
-    let origin = req.headers().get(header::ORIGIN).and_then(|o| o.to_str().ok());
+    let origin = req
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok());
     if !allowed.is_empty() && !origin.is_some_and(|o| allowed.iter().any(|a| a == o)) {
         shared.stats.refused(403);
         tracing::info!(room = %code, "refused a socket from an origin outside the allow-list");
-        return Some(refuse(StatusCode::FORBIDDEN, "origin", "this origin may not open sockets here"));
+        return Some(refuse(
+            StatusCode::FORBIDDEN,
+            "origin",
+            "this origin may not open sockets here",
+        ));
     }
-    let Some(key) = req.headers().get(header::SEC_WEBSOCKET_KEY).map(|k| derive_accept_key(k.as_bytes())) else {
-        return Some(refuse(StatusCode::BAD_REQUEST, "bad_upgrade", "a WebSocket upgrade needs Sec-WebSocket-Key"));
+    let Some(key) = req
+        .headers()
+        .get(header::SEC_WEBSOCKET_KEY)
+        .map(|k| derive_accept_key(k.as_bytes()))
+    else {
+        return Some(refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_upgrade",
+            "a WebSocket upgrade needs Sec-WebSocket-Key",
+        ));
     };
-    if req.headers().get(header::SEC_WEBSOCKET_VERSION).is_none_or(|v| v != "13") {
-        return Some(refuse(StatusCode::BAD_REQUEST, "bad_upgrade", "only WebSocket version 13 is spoken here"));
+    if req
+        .headers()
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .is_none_or(|v| v != "13")
+    {
+        return Some(refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_upgrade",
+            "only WebSocket version 13 is spoken here",
+        ));
     }
     let on_upgrade = hyper::upgrade::on(&mut *req);
     let shared = shared.clone();
@@ -64,16 +99,28 @@ pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> O
         match on_upgrade.await {
             Ok(upgraded) => {
                 let cfg = config(shared.config.max_message_bytes);
-                let socket = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(cfg)).await;
+                let socket = WebSocketStream::from_raw_socket(
+                    TokioIo::new(upgraded),
+                    Role::Server,
+                    Some(cfg),
+                )
+                .await;
                 super::socket::serve(socket, code, shared).await;
             }
             Err(e) => tracing::debug!(error = %e, "a WebSocket upgrade did not complete"),
         }
     });
-    let mut resp = warp::reply::with_status(warp::reply(), StatusCode::SWITCHING_PROTOCOLS).into_response();
+    let mut resp =
+        warp::reply::with_status(warp::reply(), StatusCode::SWITCHING_PROTOCOLS).into_response();
     let h = resp.headers_mut();
-    h.insert(header::CONNECTION, header::HeaderValue::from_static("upgrade"));
-    h.insert(header::UPGRADE, header::HeaderValue::from_static("websocket"));
+    h.insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("upgrade"),
+    );
+    h.insert(
+        header::UPGRADE,
+        header::HeaderValue::from_static("websocket"),
+    );
     if let Ok(v) = header::HeaderValue::from_str(&key) {
         h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
     }
