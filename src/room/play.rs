@@ -12,7 +12,7 @@ use crate::round::Round;
 use crate::sim::Event;
 use crate::sim::movement::facing_of;
 use crate::store::chain::{Batch, Must};
-use crate::store::history::{RoundMeta, RoundOutcome, SeatRow, event_rows};
+use crate::store::history::{RoundMeta, RoundOutcome, event_rows};
 use crate::wire::messages::{
     InputMsg, PROTOCOL_VERSION, PlayerScoreWire, Refusal, RoomState, ServerMsg, close, code,
     quantize_move, snap_frame,
@@ -125,27 +125,13 @@ impl Room {
             self.code, self.round_no, started_unix_s
         ));
         let seated = header.seats.len();
-        let meta = Arc::new(RoundMeta {
-            round_key: format!("{}-{}-{}", self.code, self.round_no, started_unix_s),
-            room_code: self.code.clone(),
-            round_no: self.round_no,
-            level_id: source.level.id.clone(),
-            seed,
-            replay_path: path.display().to_string(),
-            started_at: started_unix_s as i64,
-            target: source.level.target_score,
-            tick_hz: shared.config.tick_hz,
-            seats: header
-                .seats
-                .iter()
-                .map(|s| SeatRow {
-                    seat: s.seat,
-                    session_id: s.session_id.clone(),
-                    name: s.name.clone(),
-                    color: s.color.clone(),
-                })
-                .collect(),
-        });
+        let round_key = format!("{}-{}-{}", self.code, self.round_no, started_unix_s);
+        let meta = Arc::new(RoundMeta::of(
+            &round_key,
+            &header,
+            &source.level,
+            &path.display().to_string(),
+        ));
         let opened = std::fs::create_dir_all(&dir).and_then(|_| File::create(&path));
         let started = opened
             .map_err(|e| e.to_string())

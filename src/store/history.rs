@@ -33,6 +33,36 @@ pub struct RoundMeta {
 }
 
 impl RoundMeta {
+    /// The history's view of a round from its log header (and the level it plays).
+    pub fn of(
+        round_key: &str,
+        header: &crate::log::Header,
+        level: &crate::sim::Level,
+        replay_path: &str,
+    ) -> RoundMeta {
+        RoundMeta {
+            round_key: round_key.to_string(),
+            room_code: header.room_code.clone(),
+            round_no: header.round_no,
+            level_id: level.id.clone(),
+            seed: header.seed,
+            replay_path: replay_path.to_string(),
+            started_at: header.started_unix_s as i64,
+            target: level.target_score,
+            tick_hz: header.tick_hz,
+            seats: header
+                .seats
+                .iter()
+                .map(|s| SeatRow {
+                    seat: s.seat,
+                    session_id: s.session_id.clone(),
+                    name: s.name.clone(),
+                    color: s.color.clone(),
+                })
+                .collect(),
+        }
+    }
+
     pub fn session_of(&self, seat: u8) -> Option<&str> {
         self.seats
             .iter()

@@ -7,7 +7,7 @@
 //! non-secret session ids in the replay headers.
 
 use super::Store;
-use super::history::{self, RoundMeta, RoundOutcome, SeatRow, event_rows};
+use super::history::{self, RoundMeta, RoundOutcome, event_rows};
 use super::quests;
 use crate::log::{Applied, Record, RoundFold, read_replay};
 use std::path::{Path, PathBuf};
@@ -84,27 +84,12 @@ async fn index_file(
     let round_key = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().to_string());
-    let meta = RoundMeta {
-        round_key: round_key.clone(),
-        room_code: header.room_code.clone(),
-        round_no: header.round_no,
-        level_id: fold.rules.level.id.clone(),
-        seed: header.seed,
-        replay_path: path.display().to_string(),
-        started_at: header.started_unix_s as i64,
-        target: fold.rules.level.target_score,
-        tick_hz: header.tick_hz,
-        seats: header
-            .seats
-            .iter()
-            .map(|s| SeatRow {
-                seat: s.seat,
-                session_id: s.session_id.clone(),
-                name: s.name.clone(),
-                color: s.color.clone(),
-            })
-            .collect(),
-    };
+    let meta = RoundMeta::of(
+        &round_key,
+        header,
+        &fold.rules.level,
+        &path.display().to_string(),
+    );
     let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
     history::begin_round(&mut tx, &meta)
         .await
