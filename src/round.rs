@@ -56,6 +56,8 @@ pub struct Round<W: Write> {
     encoder: SnapEncoder,
     /// Events since the last pass: they ride the next frame.
     unsent: Vec<Event>,
+    /// The events the last pass carried.
+    passed: Vec<Event>,
     deflater: FrameDeflater,
     /// Passes pushed into the deflater since the last block was written.
     block_len: usize,
@@ -74,6 +76,7 @@ impl<W: Write> Round<W> {
             writer,
             encoder: SnapEncoder::new(),
             unsent: Vec::new(),
+            passed: Vec::new(),
             deflater: FrameDeflater::default(),
             block_len: 0,
             block_first_pass: 0,
@@ -119,7 +122,7 @@ impl<W: Write> Round<W> {
     fn pass(&mut self) -> Result<String, RoundError> {
         let view = project(&self.fold.state, &self.fold.rules);
         let frame = self.encoder.encode(view, &self.unsent, &self.fold.ids);
-        self.unsent.clear();
+        self.passed = std::mem::take(&mut self.unsent);
         self.deflater.push(&frame);
         self.block_len += 1;
         self.passes += 1;
@@ -169,11 +172,13 @@ impl<W: Write> Round<W> {
         Ok((self.writer.into_inner(), result))
     }
 
-    pub fn events_dropped(&self) -> u64 {
-        self.encoder.events_dropped
+    /// The last pass's view and the events it carried (for audiences that need their own
+    /// encoding of the same pass: full frames, spectators).
+    pub fn last_pass(&self) -> (Option<&crate::wire::FrameView>, &[Event]) {
+        (self.encoder.last_view(), &self.passed)
     }
 
-    pub fn bytes_written(&self) -> u64 {
-        self.writer.bytes_written()
+    pub fn events_dropped(&self) -> u64 {
+        self.encoder.events_dropped
     }
 }

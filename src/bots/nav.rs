@@ -60,10 +60,6 @@ impl Nav {
         }
     }
 
-    pub fn station_tile(&self, s: usize) -> (u16, u16) {
-        self.stations[s]
-    }
-
     pub fn is_floor(&self, x: i32, y: i32) -> bool {
         x >= 0
             && y >= 0

@@ -20,7 +20,6 @@ pub const MAX_RECORD_LEN: u32 = 16 << 20;
 pub struct ReplayWriter<W: Write> {
     out: W,
     scratch: Vec<u8>,
-    written: u64,
 }
 
 impl<W: Write> ReplayWriter<W> {
@@ -32,7 +31,6 @@ impl<W: Write> ReplayWriter<W> {
         Ok(ReplayWriter {
             out,
             scratch: Vec::new(),
-            written: PREAMBLE_LEN as u64,
         })
     }
 
@@ -54,20 +52,11 @@ impl<W: Write> ReplayWriter<W> {
             .extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
         self.scratch.extend_from_slice(&payload);
         self.out.write_all(&self.scratch)?;
-        self.written += self.scratch.len() as u64;
         Ok(())
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
-    }
-
-    pub fn bytes_written(&self) -> u64 {
-        self.written
-    }
-
-    pub fn get_ref(&self) -> &W {
-        &self.out
     }
 
     pub fn into_inner(self) -> W {

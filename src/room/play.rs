@@ -13,12 +13,12 @@ use crate::sim::Event;
 use crate::sim::movement::facing_of;
 use crate::store::chain::{Batch, Must};
 use crate::store::history::{RoundMeta, RoundOutcome, event_rows};
+use crate::wire::SnapEncoder;
 use crate::wire::messages::{
     InputMsg, PROTOCOL_VERSION, PlayerScoreWire, Refusal, RoomState, ServerMsg, close, code,
     quantize_move, snap_frame,
 };
 use crate::wire::snapshot::encode_full;
-use crate::wire::{SnapEncoder, project};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
@@ -36,8 +36,7 @@ pub(crate) struct Play {
     pub round: Round<BufWriter<File>>,
     pub path: PathBuf,
     queue: Vec<Queued>,
-    /// Events since the last player pass / spectator pass.
-    pass_events: Vec<Event>,
+    /// Events since the spectators' last pass.
     spect_events: Vec<Event>,
     spect: SnapEncoder,
     passes: u64,
@@ -154,7 +153,6 @@ impl Room {
             round,
             path,
             queue: Vec::new(),
-            pass_events: Vec::new(),
             spect_events: Vec::new(),
             spect: SnapEncoder::new(),
             passes: 0,
@@ -261,7 +259,6 @@ impl Room {
                 return;
             }
         };
-        play.pass_events.extend(closed.events.iter().cloned());
         if !closed.events.is_empty()
             && let Some(chain) = self.shared.chain()
         {
@@ -309,19 +306,14 @@ impl Room {
         play.passes += 1;
         let text: Arc<str> = Arc::from(snap_frame(raw));
         let mut full: Option<Arc<str>> = None;
-        let state = &play.round.fold.state;
-        let rules = &play.round.fold.rules;
         let ids = &play.round.fold.ids;
-        let pass_events = std::mem::take(&mut play.pass_events);
+        // The pass's own view and events, as the round encoded them: full frames and the
+        // spectators' chain reuse them instead of projecting the state again.
+        let (view, pass_events) = play.round.last_pass();
+        let Some(view) = view else { return };
         let mut full_frame = || {
-            full.get_or_insert_with(|| {
-                Arc::from(snap_frame(&encode_full(
-                    &project(state, rules),
-                    &pass_events,
-                    ids,
-                )))
-            })
-            .clone()
+            full.get_or_insert_with(|| Arc::from(snap_frame(&encode_full(view, pass_events, ids))))
+                .clone()
         };
         for seat in self.seats.iter_mut().flatten() {
             if let Some(conn) = seat.conn.as_mut() {
@@ -334,7 +326,6 @@ impl Room {
             }
         }
         if play.passes % 2 == 1 && !self.spectators.is_empty() {
-            let view = project(state, rules);
             let events = std::mem::take(&mut play.spect_events);
             let spect_text: Arc<str> =
                 Arc::from(snap_frame(&play.spect.encode(view.clone(), &events, ids)));
@@ -344,7 +335,7 @@ impl Room {
                     s.conn.needs_full = false;
                     let f = spect_full
                         .get_or_insert_with(|| {
-                            Arc::from(snap_frame(&encode_full(&view, &events, ids)))
+                            Arc::from(snap_frame(&encode_full(view, &events, ids)))
                         })
                         .clone();
                     Room::push(&shared, &mut s.conn, &f, true);

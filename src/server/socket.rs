@@ -207,13 +207,14 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
             }
         };
         strikes = 0;
-        match msg {
+        let cmd = match msg {
             ClientMsg::Ping { t } => {
                 let _ = tx.try_send(text(&ServerMsg::Pong {
                     p: PROTOCOL_VERSION,
                     t,
                     now: now_s(),
                 }));
+                continue;
             }
             ClientMsg::Hello { p, token, name } => {
                 if p < MIN_SUPPORTED_VERSION as i64 || p > PROTOCOL_VERSION as i64 {
@@ -227,7 +228,7 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
                     closing = Some(Instant::now());
                     continue;
                 }
-                let Some(room) = room.as_ref() else {
+                if room.is_none() {
                     refuse_and_close(
                         &shared,
                         &tx,
@@ -236,28 +237,13 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
                     );
                     closing = Some(Instant::now());
                     continue;
-                };
-                let link = ConnLink { id, tx: tx.clone() };
-                if room
-                    .tx
-                    .send(RoomCmd::Hello {
-                        conn: link,
-                        token,
-                        name,
-                    })
-                    .await
-                    .is_err()
-                {
-                    refuse_and_close(
-                        &shared,
-                        &tx,
-                        Refusal::new(code::ROOM_GONE, "the room closed"),
-                        close::ROOM_GONE,
-                    );
-                    closing = Some(Instant::now());
-                    continue;
                 }
                 joined = true;
+                RoomCmd::Hello {
+                    conn: ConnLink { id, tx: tx.clone() },
+                    token,
+                    name,
+                }
             }
             other if !joined => {
                 let r = Refusal::new(
@@ -265,28 +251,24 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
                     format!("{} before hello: say hello first", other.kind()),
                 );
                 let _ = tx.try_send(text(&ServerMsg::err(&r)));
+                continue;
             }
-            other => {
-                if let Some(room) = room.as_ref()
-                    && room
-                        .tx
-                        .send(RoomCmd::Msg {
-                            conn: id,
-                            msg: other,
-                        })
-                        .await
-                        .is_err()
-                {
-                    refuse_and_close(
-                        &shared,
-                        &tx,
-                        Refusal::new(code::ROOM_GONE, "the room closed"),
-                        close::ROOM_GONE,
-                    );
-                    closing = Some(Instant::now());
-                    continue;
-                }
-            }
+            other => RoomCmd::Msg {
+                conn: id,
+                msg: other,
+            },
+        };
+        // One way to the room for every message; a room that is gone closes the socket.
+        if let Some(room) = room.as_ref()
+            && room.tx.send(cmd).await.is_err()
+        {
+            refuse_and_close(
+                &shared,
+                &tx,
+                Refusal::new(code::ROOM_GONE, "the room closed"),
+                close::ROOM_GONE,
+            );
+            closing = Some(Instant::now());
         }
     }
     if joined && let Some(room) = room.as_ref() {

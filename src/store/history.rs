@@ -91,9 +91,8 @@ pub fn event_rows(events: &[Event], tick: u32, ids: &[String]) -> Vec<EventRow> 
         .iter()
         .enumerate()
         .map(|(n, e)| {
-            let mut wire = String::new();
-            crate::wire::events::event_wire(&mut wire, e, ids);
-            let v: serde_json::Value = serde_json::from_str(&wire).unwrap_or_default();
+            let mut payload = String::new();
+            crate::wire::events::payload_object(&mut payload, &e.payload, ids);
             EventRow {
                 tick,
                 n: n as u32,
@@ -101,7 +100,7 @@ pub fn event_rows(events: &[Event], tick: u32, ids: &[String]) -> Vec<EventRow> 
                 seat: e.payload.i,
                 x: e.x as f64 / 1000.0,
                 y: e.y as f64 / 1000.0,
-                payload: v["payload"].to_string(),
+                payload,
                 recipe: e.payload.recipe,
                 stk: e.payload.stk,
             }

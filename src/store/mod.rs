@@ -75,6 +75,21 @@ fn options(location: &str) -> Result<SqliteConnectOptions, StoreError> {
     Ok(opts.foreign_keys(true).busy_timeout(Duration::from_secs(5)))
 }
 
+async fn connect(
+    location: &str,
+    opts: SqliteConnectOptions,
+    connections: u32,
+) -> Result<SqlitePool, StoreError> {
+    SqlitePoolOptions::new()
+        .max_connections(connections)
+        .connect_with(opts)
+        .await
+        .map_err(|e| StoreError::Open {
+            db: location.to_string(),
+            error: e.to_string(),
+        })
+}
+
 #[derive(Clone)]
 pub struct Store {
     pub pool: SqlitePool,
@@ -99,14 +114,7 @@ impl Store {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(opts)
-            .await
-            .map_err(|e| StoreError::Open {
-                db: location.to_string(),
-                error: e.to_string(),
-            })?;
+        let pool = connect(location, opts, 4).await?;
         match MIGRATOR.run(&pool).await {
             Ok(()) => {}
             Err(sqlx::migrate::MigrateError::VersionMissing(version)) => {
@@ -132,14 +140,7 @@ impl Store {
     /// SQLite itself.
     pub async fn open_read_only(location: &str) -> Result<Store, StoreError> {
         let opts = options(location)?.read_only(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await
-            .map_err(|e| StoreError::Open {
-                db: location.to_string(),
-                error: e.to_string(),
-            })?;
+        let pool = connect(location, opts, 1).await?;
         let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
             .fetch_one(&pool)
             .await

@@ -91,9 +91,18 @@ pub fn event_wire(out: &mut String, e: &Event, ids: &[String]) {
     centi(out, units_to_centi(e.y) as i64);
     out.push(',');
     key(out, "payload");
-    let mut body = String::new();
-    payload_keys(&mut body, &e.payload, ids);
-    out.push('{');
-    out.push_str(body.strip_prefix(',').unwrap_or(&body));
-    out.push_str("}}");
+    payload_object(out, &e.payload, ids);
+    out.push('}');
+}
+
+/// The payload alone as a JSON object of its short keys (what the history stores).
+pub fn payload_object(out: &mut String, p: &Payload, ids: &[String]) {
+    let start = out.len();
+    payload_keys(out, p, ids);
+    if out.len() > start {
+        out.replace_range(start..start + 1, "{");
+    } else {
+        out.push('{');
+    }
+    out.push('}');
 }

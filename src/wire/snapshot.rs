@@ -6,7 +6,7 @@
 //! Every 20th encoded frame is full. Numbers are written from integers (hundredths), so the
 //! same view is the same bytes on every machine, with no float formatting involved.
 
-use super::json::{centi, key, string};
+use super::json::{centi, int, key, string};
 use super::view::{FrameView, HazardView, OrderView, PlayerView, StationView};
 use crate::sim::Event;
 
@@ -27,6 +27,11 @@ impl SnapEncoder {
         SnapEncoder::default()
     }
 
+    /// The view the last frame encoded (the base of the next delta).
+    pub fn last_view(&self) -> Option<&FrameView> {
+        self.prev.as_ref()
+    }
+
     /// Encodes the next frame of this audience's chain (full on the cadence, else a delta
     /// against the previous frame) and remembers `view` as the new base.
     pub fn encode(&mut self, view: FrameView, events: &[Event], ids: &[String]) -> String {
@@ -40,33 +45,24 @@ impl SnapEncoder {
         self.prev = Some(view);
         out
     }
-
-    /// How many frames this encoder has produced.
-    pub fn passes(&self) -> u64 {
-        self.passes
-    }
 }
 
 fn head(out: &mut String, v: &FrameView, full: bool) {
     out.push('{');
     key(out, "t");
-    out.push_str(itoa(v.t as i64).as_str());
+    int(out, v.t as i64);
     out.push(',');
     key(out, "s");
-    out.push_str(itoa(v.s as i64).as_str());
+    int(out, v.s as i64);
     out.push(',');
     key(out, "tgt");
-    out.push_str(itoa(v.tgt as i64).as_str());
+    int(out, v.tgt as i64);
     out.push(',');
     key(out, "tl");
     centi(out, v.tl);
     out.push(',');
     key(out, "full");
     out.push_str(if full { "true" } else { "false" });
-}
-
-fn itoa(v: i64) -> String {
-    v.to_string()
 }
 
 /// A whole frame of `view`.
@@ -130,7 +126,7 @@ pub fn encode_delta(prev: &FrameView, cur: &FrameView, events: &[Event], ids: &[
         order,
         |o, x| {
             key(o, "id");
-            o.push_str(&x.id.to_string());
+            int(o, x.id as i64);
         },
     );
     diff(
@@ -229,7 +225,7 @@ fn player(out: &mut String, p: &PlayerView, ids: &[String]) {
     centi(out, p.y as i64);
     out.push(',');
     key(out, "f");
-    out.push_str(&p.f.to_string());
+    int(out, p.f as i64);
     out.push(',');
     key(out, "h");
     match p.h {
@@ -241,7 +237,7 @@ fn player(out: &mut String, p: &PlayerView, ids: &[String]) {
     string(out, p.s);
     out.push(',');
     key(out, "pi");
-    out.push_str(&p.seat.to_string());
+    int(out, p.seat as i64);
     out.push('}');
 }
 
@@ -280,7 +276,7 @@ fn station(out: &mut String, s: &StationView) {
 fn order(out: &mut String, o: &OrderView) {
     out.push('{');
     key(out, "id");
-    out.push_str(&o.id.to_string());
+    int(out, o.id as i64);
     out.push(',');
     key(out, "r");
     string(out, o.r);
@@ -289,7 +285,7 @@ fn order(out: &mut String, o: &OrderView) {
     centi(out, o.l as i64);
     out.push(',');
     key(out, "pts");
-    out.push_str(&o.pts.to_string());
+    int(out, o.pts as i64);
     out.push('}');
 }
 

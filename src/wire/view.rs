@@ -5,11 +5,10 @@
 //! name a wire short string. Two views are equal exactly when their frames are, which makes
 //! the delta diff a plain `==` per entity. Bots read this same view.
 
-use crate::sim::grid::StationKind;
 use crate::sim::items::Item;
 use crate::sim::orders::rush_active;
 use crate::sim::press::burning_quality;
-use crate::sim::rules::{Rules, UNIT};
+use crate::sim::rules::Rules;
 use crate::sim::state::{Content, KitchenState, Pot, WorkKind};
 
 /// Units (1/1000 tile) to hundredths of a tile, half up.
@@ -266,20 +265,6 @@ pub fn project(state: &KitchenState, rules: &Rules) -> FrameView {
 
 fn soup_form(ing: crate::sim::items::Ingredient) -> &'static str {
     ing.soup().map_or("soup_burnt", |r| r.soup_form())
-}
-
-/// The centre of a tile in hundredths, for bots and tests.
-pub fn tile_centre_centi(x: u16, y: u16) -> (i32, i32) {
-    (
-        (x as i32 * UNIT + UNIT / 2) / 10,
-        (y as i32 * UNIT + UNIT / 2) / 10,
-    )
-}
-
-impl StationView {
-    pub fn is(&self, kind: StationKind) -> bool {
-        self.k == kind.name()
-    }
 }
 
 /// Every short string a frame can carry, so a decoded view can hold `&'static str`s.
