@@ -5,7 +5,6 @@
 //! levels with a non-zero `order`, in that order.
 
 use crate::sim::{Level, LevelError};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A level and the text it came from (a replay embeds the text).
@@ -16,13 +15,16 @@ pub struct LevelSource {
     pub level: Level,
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LevelsError {
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
         error: std::io::Error,
     },
+    #[error("{0}")]
     Invalid(LevelError),
+    #[error("no level {id:?} in {} (levels there: {})", dir.display(), known.join(", "))]
     NotFound {
         id: String,
         dir: PathBuf,
@@ -30,24 +32,39 @@ pub enum LevelsError {
     },
 }
 
-impl fmt::Display for LevelsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LevelsError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            LevelsError::Invalid(e) => write!(f, "{e}"),
-            LevelsError::NotFound { id, dir, known } => {
-                write!(
-                    f,
-                    "no level {id:?} in {} (levels there: {})",
-                    dir.display(),
-                    known.join(", ")
-                )
-            }
-        }
+/// The levels a server offers: the campaign (non-zero `order`, in order) and test levels.
+#[derive(Clone, Debug, Default)]
+pub struct Levels(Vec<LevelSource>);
+
+impl Levels {
+    pub fn new(levels: Vec<LevelSource>) -> Levels {
+        Levels(levels)
+    }
+
+    pub fn all(&self) -> &[LevelSource] {
+        &self.0
+    }
+
+    /// The campaign levels, in campaign order.
+    pub fn campaign(&self) -> impl Iterator<Item = &LevelSource> {
+        self.0.iter().filter(|l| l.level.order > 0)
+    }
+
+    pub fn get(&self, id: &str) -> Option<&LevelSource> {
+        self.0.iter().find(|l| l.level.id == id)
+    }
+
+    /// The campaign level after `order`, or the last one when there is none.
+    pub fn after(&self, order: u32) -> Option<&LevelSource> {
+        self.campaign()
+            .find(|l| l.level.order > order)
+            .or_else(|| self.campaign().last())
+    }
+
+    pub fn with_order(&self, order: u32) -> Option<&LevelSource> {
+        self.campaign().find(|l| l.level.order == order)
     }
 }
-
-impl std::error::Error for LevelsError {}
 
 /// Whether a file name is a level's: `NN_<name>.toml` with two digits.
 pub fn is_level_file(name: &str) -> bool {

@@ -10,7 +10,7 @@ pub mod log;
 pub mod room;
 pub mod round;
 pub mod server;
-pub mod sessions;
+pub mod shared;
 pub mod sim;
 pub mod simulate;
 pub mod store;

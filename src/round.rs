@@ -1,63 +1,74 @@
-//! A round being played and written down: the fold, the replay writer and the player
-//! audience's encoder, driven record by record.
+//! A round being played and written down: the fold, the replay writer and the players'
+//! frames, driven record by record.
 //!
 //! `simulate` and the live room both play rounds through this type, so a headless round and
-//! a live one produce the same kind of file: each record is checked by the fold before it
-//! is appended (invariant 4: only what folds is written), each closed tick appends a `Tick`
-//! with the state hash, each pass encodes one frame, and the frames go to the file in
-//! deflated one-second blocks, with a flush after each so a crash loses at most a second.
+//! a live one produce the same kind of file: each accepted input or seat change is stamped
+//! with the current tick and checked by the fold before it is appended (invariant 4: only
+//! what folds is written), each closed tick appends a `TickClosed` with the state hash, each
+//! pass encodes one frame (`PlayerPasses`, which `verify` re-runs too), and the frames go to
+//! the file in deflated one-second blocks, with a flush after each so a crash loses at
+//! most a second.
 
 use crate::log::frames::{FrameDeflater, PASSES_PER_BLOCK};
-use crate::log::{FoldError, Header, Record, ReplayWriter, RoundFold};
-use crate::sim::{Event, RoundResult};
-use crate::wire::{SnapEncoder, project};
+use crate::log::{Accepted, FoldError, Header, Record, ReplayWriter, RoundFold};
+use crate::sim::{Event, RoundResult, RoundSummary};
+use crate::wire::{PassEncoder, SnapFrame, project};
 use std::io::{self, Write};
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum RoundError {
-    Fold(FoldError),
-    Io(io::Error),
+    #[error("the round log refused a record: {0}")]
+    Fold(#[from] FoldError),
+    #[error("writing the replay failed: {0}")]
+    Io(#[from] io::Error),
 }
 
-impl std::fmt::Display for RoundError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RoundError::Fold(e) => write!(f, "the round log refused a record: {e}"),
-            RoundError::Io(e) => write!(f, "writing the replay failed: {e}"),
-        }
+/// The players' frames of a round: a pass at tick 0, then one after every tick that is a
+/// pass (`RoundFold::is_pass`), each carrying the events since the one before. `Round`
+/// sends these and `verify` re-runs them, through this one type.
+#[derive(Default)]
+pub struct PlayerPasses {
+    encoder: PassEncoder,
+}
+
+impl PlayerPasses {
+    /// The chain of a round that starts at `fold`, and its first frame.
+    pub fn start(fold: &RoundFold) -> (PlayerPasses, SnapFrame) {
+        let mut passes = PlayerPasses::default();
+        let first = passes
+            .encoder
+            .pass(project(&fold.state, &fold.rules), &fold.ids);
+        (passes, first)
     }
-}
 
-impl std::error::Error for RoundError {}
-
-impl From<FoldError> for RoundError {
-    fn from(e: FoldError) -> Self {
-        RoundError::Fold(e)
+    /// After a tick closed with `events`: the frame, when that tick was a pass.
+    pub fn after_tick(&mut self, fold: &RoundFold, events: &[Event]) -> Option<SnapFrame> {
+        self.encoder.note(events);
+        fold.is_pass()
+            .then(|| self.encoder.pass(project(&fold.state, &fold.rules), &fold.ids))
     }
-}
-impl From<io::Error> for RoundError {
-    fn from(e: io::Error) -> Self {
-        RoundError::Io(e)
+
+    /// The chain itself (the last pass's view, and a full frame of it).
+    pub fn encoder(&self) -> &PassEncoder {
+        &self.encoder
     }
 }
 
 /// What closing one tick produced.
 #[derive(Debug, Default)]
 pub struct TickClosed {
+    /// The tick that closed.
+    pub tick: u32,
     /// The sim's events of this tick (for the history's write chain).
     pub events: Vec<Event>,
-    /// The player audience's `snap` body, when this tick was a pass.
-    pub frame: Option<String>,
+    /// The players' `snap`, when this tick was a pass.
+    pub frame: Option<SnapFrame>,
 }
 
 pub struct Round<W: Write> {
-    pub fold: RoundFold,
+    fold: RoundFold,
     writer: ReplayWriter<W>,
-    encoder: SnapEncoder,
-    /// Events since the last pass: they ride the next frame.
-    unsent: Vec<Event>,
-    /// The events the last pass carried.
-    passed: Vec<Event>,
+    players: PlayerPasses,
     deflater: FrameDeflater,
     /// Passes pushed into the deflater since the last block was written.
     block_len: usize,
@@ -67,75 +78,66 @@ pub struct Round<W: Write> {
 
 impl<W: Write> Round<W> {
     /// Writes the header and encodes the tick-0 frame (returned: a new round's first pass).
-    pub fn start(header: Header, out: W) -> Result<(Round<W>, String), RoundError> {
+    pub fn start(header: Header, out: W) -> Result<(Round<W>, SnapFrame), RoundError> {
         let fold = RoundFold::new(header.clone())?;
         let mut writer = ReplayWriter::new(out)?;
-        writer.append(&Record::Header(header))?;
+        writer.append(&Record::Started(header))?;
+        let (players, first) = PlayerPasses::start(&fold);
         let mut round = Round {
             fold,
             writer,
-            encoder: SnapEncoder::new(),
-            unsent: Vec::new(),
-            passed: Vec::new(),
+            players,
             deflater: FrameDeflater::default(),
             block_len: 0,
             block_first_pass: 0,
             passes: 0,
         };
-        let frame = round.pass()?;
-        Ok((round, frame))
+        round.record_pass(&first)?;
+        Ok((round, first))
     }
 
-    /// Appends an input or seat record for the current tick.
-    pub fn append(&mut self, record: Record) -> Result<(), RoundError> {
-        if matches!(
-            record,
-            Record::Tick { .. } | Record::End { .. } | Record::Header(_) | Record::Frames { .. }
-        ) {
-            return Err(FoldError(format!(
-                "{} records are written by the round itself",
-                record.name()
-            ))
-            .into());
-        }
+    /// Appends an accepted input or seat change, stamped with the current tick.
+    pub fn append(&mut self, accepted: Accepted) -> Result<(), RoundError> {
+        let record = accepted.at(self.fold.state.tick);
         let mut events = Vec::new();
         self.fold.apply(&record, &mut events)?;
         self.writer.append(&record)?;
         Ok(())
     }
 
-    /// Closes the current tick: steps the sim, appends the `Tick`, encodes a pass if due.
+    /// Closes the current tick: steps the sim, appends the `TickClosed`, encodes a pass if
+    /// due.
     pub fn close_tick(&mut self) -> Result<TickClosed, RoundError> {
         let tick = self.fold.state.tick;
         let mut events = Vec::new();
         let state_hash = self.fold.close_tick(&mut events)?;
-        self.writer.append(&Record::Tick { tick, state_hash })?;
-        self.unsent.extend(events.iter().cloned());
-        let frame = if self.fold.is_pass() {
-            Some(self.pass()?)
-        } else {
-            None
-        };
-        Ok(TickClosed { events, frame })
+        self.writer
+            .append(&Record::TickClosed { tick, state_hash })?;
+        let frame = self.players.after_tick(&self.fold, &events);
+        if let Some(f) = &frame {
+            self.record_pass(f)?;
+        }
+        Ok(TickClosed {
+            tick,
+            events,
+            frame,
+        })
     }
 
-    fn pass(&mut self) -> Result<String, RoundError> {
-        let view = project(&self.fold.state, &self.fold.rules);
-        let frame = self.encoder.encode(view, &self.unsent, &self.fold.ids);
-        self.passed = std::mem::take(&mut self.unsent);
-        self.deflater.push(&frame);
+    fn record_pass(&mut self, frame: &SnapFrame) -> Result<(), RoundError> {
+        self.deflater.push(frame.raw());
         self.block_len += 1;
         self.passes += 1;
         if self.block_len >= PASSES_PER_BLOCK {
             self.write_block()?;
         }
-        Ok(frame)
+        Ok(())
     }
 
     fn write_block(&mut self) -> Result<(), RoundError> {
         if self.block_len > 0 {
             let deflated = self.deflater.cut();
-            self.writer.append(&Record::Frames {
+            self.writer.append(&Record::FramesSent {
                 first_pass: self.block_first_pass,
                 deflated,
             })?;
@@ -160,10 +162,9 @@ impl<W: Write> Round<W> {
             .verdict
             .map_or(RoundResult::Aborted, |v| v.result);
         self.write_block()?;
-        let tick = self.fold.state.tick;
-        let end = Record::End {
-            tick,
-            result: result.name().to_string(),
+        let end = Record::Ended {
+            tick: self.fold.state.tick,
+            result,
         };
         let mut events = Vec::new();
         self.fold.apply(&end, &mut events)?;
@@ -172,13 +173,23 @@ impl<W: Write> Round<W> {
         Ok((self.writer.into_inner(), result))
     }
 
-    /// The last pass's view and the events it carried (for audiences that need their own
-    /// encoding of the same pass: full frames, spectators).
-    pub fn last_pass(&self) -> (Option<&crate::wire::FrameView>, &[Event]) {
-        (self.encoder.last_view(), &self.passed)
+    /// The fold as it stands: the state, the rules, the header, the player ids.
+    pub fn fold(&self) -> &RoundFold {
+        &self.fold
     }
 
-    pub fn events_dropped(&self) -> u64 {
-        self.encoder.events_dropped
+    /// Whether the sim has reached its verdict (the round takes no more records).
+    pub fn decided(&self) -> bool {
+        self.fold.state.verdict.is_some()
+    }
+
+    /// The players' chain (for a full frame of the last pass, and its view).
+    pub fn players(&self) -> &PassEncoder {
+        self.players.encoder()
+    }
+
+    /// What the round has come to so far.
+    pub fn summary(&self) -> RoundSummary {
+        RoundSummary::of(&self.fold.state, &self.fold.rules)
     }
 }

@@ -5,12 +5,9 @@
 
 use crate::bots::BotTeam;
 use crate::levels::LevelSource;
-use crate::log::{Header, Record, SeatEntry};
+use crate::log::{Accepted, Header, PALETTE, SeatEntry, player_id};
 use crate::round::{Round, RoundError};
 use crate::sim::RoundResult;
-
-/// The four seat colours.
-pub const PALETTE: [&str; 4] = ["#e4572e", "#29a5e3", "#76b041", "#ffc914"];
 
 /// The header of a headless round with `bots` bot seats.
 pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> Header {
@@ -26,9 +23,9 @@ pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> He
         seats: (0..bots)
             .map(|s| SeatEntry {
                 seat: s,
-                player_id: format!("c{s}"),
+                player_id: player_id(s),
                 name: format!("Bot {}", s + 1),
-                color: PALETTE[s as usize % 4].to_string(),
+                color: PALETTE[s as usize % PALETTE.len()].to_string(),
                 session_id: format!("bot-{s}"),
                 connected: true,
             })
@@ -56,14 +53,12 @@ pub fn simulate(
 ) -> Result<Simulated, RoundError> {
     let header = bot_header(source, seed, bots, tick_hz);
     let seats: Vec<u8> = (0..bots).collect();
-    let (mut round, _first) = Round::start(header, Vec::new())?;
+    let (mut round, _) = Round::start(header, Vec::new())?;
     let mut team = BotTeam::new(&source.level, tick_hz, &seats, seed);
-    let mut view = crate::wire::project(&round.fold.state, &round.fold.rules);
-    while round.fold.state.verdict.is_none() {
-        let tick = round.fold.state.tick;
+    let mut view = crate::wire::project(&round.fold().state, &round.fold().rules);
+    while !round.decided() {
         for input in team.decide(&view) {
-            round.append(Record::Input {
-                tick,
+            round.append(Accepted::Input {
                 seat: input.seat,
                 seq: input.seq,
                 mv: input.mv,
@@ -71,23 +66,19 @@ pub fn simulate(
                 face: input.face,
             })?;
         }
-        let closed = round.close_tick()?;
-        if closed.frame.is_some() {
-            view = crate::wire::project(&round.fold.state, &round.fold.rules);
+        if round.close_tick()?.frame.is_some()
+            && let Some(v) = round.players().last_view()
+        {
+            view = v.clone();
         }
     }
-    let state = &round.fold.state;
-    let (score, stars, ticks) = (
-        state.score,
-        state.verdict.map_or(0, |v| v.stars),
-        state.tick,
-    );
+    let summary = round.summary();
     let (bytes, result) = round.finish()?;
     Ok(Simulated {
         bytes,
         result,
-        score,
-        stars,
-        ticks,
+        score: summary.score,
+        stars: summary.stars,
+        ticks: summary.ticks,
     })
 }

@@ -7,11 +7,12 @@
 //! `Unreadable`; a file cut short (no `End`, or a torn tail) is `Incomplete` once its
 //! prefix has verified.
 
+use crate::log::file::ReplayRead;
 use crate::log::frames::FrameInflater;
 use crate::log::{Applied, Header, Record, RoundFold, read_replay};
-use crate::sim::Event;
-use crate::wire::SnapEncoder;
-use crate::wire::project;
+use crate::round::PlayerPasses;
+use crate::sim::{Event, RoundResult};
+use crate::wire::SnapFrame;
 use serde_json::Value;
 use std::fmt;
 
@@ -83,9 +84,22 @@ pub struct Rerun {
     pub header: Option<Header>,
     pub fold: Option<RoundFold>,
     /// The re-encoded player frames, one per pass, with the tick of each.
-    pub frames: Vec<(u32, String)>,
+    pub frames: Vec<(u32, SnapFrame)>,
     pub verdict: Verdict,
     pub records: usize,
+}
+
+/// The re-run under way: the fold, the players' frames as `Round` encodes them, and how far
+/// the recorded frames have been compared.
+struct Check {
+    fold: RoundFold,
+    players: PlayerPasses,
+    frames: Vec<(u32, SnapFrame)>,
+    events: Vec<Event>,
+    inflater: FrameInflater,
+    checked_passes: usize,
+    first_bad_hash: Option<u32>,
+    ended: bool,
 }
 
 /// Folds a replay file's bytes and compares every recorded frame.
@@ -105,157 +119,172 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
         }
     };
     rerun.records = read.records.len();
-    let Some(Record::Header(header)) = read.records.first() else {
+    let Some(Record::Started(header)) = read.records.first() else {
         rerun.verdict = Verdict::Unreadable("the file ends before its header is complete".into());
         return rerun;
     };
     rerun.header = Some(header.clone());
-    let mut fold = match RoundFold::new(header.clone()) {
+    let fold = match RoundFold::new(header.clone()) {
         Ok(f) => f,
         Err(e) => {
-            rerun.verdict = Verdict::Unreadable(format!("record 0 (Header): {e}"));
+            rerun.verdict = Verdict::Unreadable(format!("record 0 (Started): {e}"));
             return rerun;
         }
     };
-    let mut encoder = SnapEncoder::new();
-    let mut unsent: Vec<Event> = Vec::new();
-    let mut events: Vec<Event> = Vec::new();
-    rerun.frames.push((
-        0,
-        encoder.encode(project(&fold.state, &fold.rules), &[], &fold.ids),
-    ));
-    let mut checked_passes = 0usize;
-    let mut first_bad_hash: Option<u32> = None;
-    let mut ended = false;
-    let mut inflater = FrameInflater::default();
-
+    let (players, first) = PlayerPasses::start(&fold);
+    let mut check = Check {
+        fold,
+        players,
+        frames: vec![(0, first)],
+        events: Vec::new(),
+        inflater: FrameInflater::default(),
+        checked_passes: 0,
+        first_bad_hash: None,
+        ended: false,
+    };
     for (n, record) in read.records.iter().enumerate().skip(1) {
-        let bad = |e: &dyn fmt::Display| {
-            Verdict::Unreadable(format!("record {n} ({}): {e}", record.name()))
-        };
+        if let Err(verdict) = check.record(n, record) {
+            rerun.verdict = verdict;
+            break;
+        }
+        if check.ended {
+            break;
+        }
+    }
+    rerun.verdict = check.conclude(rerun.verdict, &read);
+    rerun.frames = check.frames;
+    rerun.fold = Some(check.fold);
+    rerun
+}
+
+impl Check {
+    /// Folds one record (or compares one block of recorded frames).
+    fn record(&mut self, n: usize, record: &Record) -> Result<(), Verdict> {
+        let bad =
+            |e: &dyn fmt::Display| Verdict::Unreadable(format!("record {n} ({}): {e}", record.name()));
         match record {
-            Record::Frames {
+            Record::FramesSent {
                 first_pass,
                 deflated,
-            } => {
-                let recorded = match inflater.block(deflated) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        rerun.verdict = bad(&e);
-                        break;
-                    }
-                };
-                if *first_pass as usize != checked_passes {
-                    rerun.verdict = bad(&format!(
-                        "frames start at pass {first_pass}, expected {checked_passes}"
-                    ));
-                    break;
-                }
-                for (i, rec_frame) in recorded.iter().enumerate() {
-                    let pass = checked_passes + i;
-                    let Some((tick, replayed)) = rerun.frames.get(pass) else {
-                        let tick = fold.state.tick;
-                        rerun.verdict = Verdict::Diverged(Divergence {
-                            tick,
-                            what: format!(
-                                "a frame was recorded for pass {pass}, which the replay never reached"
-                            ),
-                            fields: vec![],
-                        });
-                        break;
-                    };
-                    if rec_frame != replayed {
-                        rerun.verdict =
-                            Verdict::Diverged(frame_divergence(*tick, pass, rec_frame, replayed));
-                        break;
-                    }
-                }
-                if rerun.verdict != Verdict::Identical {
-                    break;
-                }
-                checked_passes += recorded.len();
-            }
-            Record::End { result, .. } => match fold.apply(record, &mut events) {
+            } => self.frames_sent(*first_pass, deflated, bad),
+            Record::Ended { result, .. } => match self.fold.apply(record, &mut self.events) {
                 Ok(Applied::Ended { matches }) => {
-                    ended = true;
-                    if !matches {
-                        let replayed = fold.state.verdict.map_or("none", |v| v.result.name());
-                        rerun.verdict = Verdict::Diverged(Divergence {
-                            tick: fold.state.tick,
-                            what: "the round's result differs".into(),
-                            fields: vec![FieldDiff {
-                                path: "result".into(),
-                                recorded: Value::from(result.as_str()),
-                                replayed: Value::from(replayed),
-                            }],
-                        });
-                    } else if checked_passes != rerun.frames.len() {
-                        rerun.verdict = Verdict::Diverged(Divergence {
-                            tick: fold.state.tick,
-                            what: format!(
-                                "the replay produced {} frames but {} were recorded",
-                                rerun.frames.len(),
-                                checked_passes
-                            ),
-                            fields: vec![],
-                        });
-                    }
-                    break;
+                    self.ended = true;
+                    self.check_end(*result, matches)
                 }
-                Ok(_) => {
-                    rerun.verdict = bad(&"End did not end the round");
-                    break;
-                }
-                Err(e) => {
-                    rerun.verdict = bad(&e);
-                    break;
-                }
+                Ok(_) => Err(bad(&"Ended did not end the round")),
+                Err(e) => Err(bad(&e)),
             },
-            _ => match fold.apply(record, &mut events) {
+            _ => match self.fold.apply(record, &mut self.events) {
                 Ok(Applied::Stepped { hash_matches }) => {
-                    unsent.append(&mut events);
-                    if !hash_matches && first_bad_hash.is_none() {
-                        first_bad_hash = Some(fold.state.tick - 1);
+                    if !hash_matches && self.first_bad_hash.is_none() {
+                        self.first_bad_hash = Some(self.fold.state.tick - 1);
                     }
-                    if fold.is_pass() {
-                        let frame =
-                            encoder.encode(project(&fold.state, &fold.rules), &unsent, &fold.ids);
-                        unsent.clear();
-                        rerun.frames.push((fold.state.tick, frame));
+                    if let Some(frame) = self.players.after_tick(&self.fold, &self.events) {
+                        self.frames.push((self.fold.state.tick, frame));
                     }
+                    self.events.clear();
+                    Ok(())
                 }
-                Ok(_) => {}
-                Err(e) => {
-                    rerun.verdict = bad(&e);
-                    break;
-                }
+                Ok(_) => Ok(()),
+                Err(e) => Err(bad(&e)),
             },
         }
     }
-    // A state hash that differs without any frame differing first still diverged.
-    if let (Verdict::Identical | Verdict::Incomplete(_), Some(tick)) =
-        (&rerun.verdict, first_bad_hash)
-    {
-        rerun.verdict = Verdict::Diverged(Divergence {
-            tick,
-            what: "the state hash differs (no sent frame differs before it)".into(),
-            fields: vec![],
-        });
+
+    /// One block of recorded frames against the re-encoded ones.
+    fn frames_sent(
+        &mut self,
+        first_pass: u32,
+        deflated: &[u8],
+        bad: impl Fn(&dyn fmt::Display) -> Verdict,
+    ) -> Result<(), Verdict> {
+        let recorded = self.inflater.block(deflated).map_err(|e| bad(&e))?;
+        if first_pass as usize != self.checked_passes {
+            return Err(bad(&format!(
+                "frames start at pass {first_pass}, expected {}",
+                self.checked_passes
+            )));
+        }
+        for (i, rec_frame) in recorded.iter().enumerate() {
+            let pass = self.checked_passes + i;
+            let Some((tick, replayed)) = self.frames.get(pass) else {
+                return Err(Verdict::Diverged(Divergence {
+                    tick: self.fold.state.tick,
+                    what: format!(
+                        "a frame was recorded for pass {pass}, which the replay never reached"
+                    ),
+                    fields: vec![],
+                }));
+            };
+            if rec_frame != replayed.raw() {
+                return Err(Verdict::Diverged(frame_divergence(
+                    *tick,
+                    pass,
+                    rec_frame,
+                    replayed.raw(),
+                )));
+            }
+        }
+        self.checked_passes += recorded.len();
+        Ok(())
     }
-    if rerun.verdict == Verdict::Identical && !ended {
-        rerun.verdict = Verdict::Incomplete(match read.torn_at {
-            Some(at) => format!(
-                "torn tail at byte {at} after {} complete records; the prefix verified",
-                read.records.len()
-            ),
-            None => format!(
-                "no End record after {} records; the prefix verified",
-                read.records.len()
-            ),
-        });
+
+    /// The recorded result against the fold's, and every frame accounted for.
+    fn check_end(&self, recorded: RoundResult, matches: bool) -> Result<(), Verdict> {
+        let tick = self.fold.state.tick;
+        if !matches {
+            let replayed = self.fold.state.verdict.map_or("none", |v| v.result.name());
+            return Err(Verdict::Diverged(Divergence {
+                tick,
+                what: "the round's result differs".into(),
+                fields: vec![FieldDiff {
+                    path: "result".into(),
+                    recorded: Value::from(recorded.name()),
+                    replayed: Value::from(replayed),
+                }],
+            }));
+        }
+        if self.checked_passes != self.frames.len() {
+            return Err(Verdict::Diverged(Divergence {
+                tick,
+                what: format!(
+                    "the replay produced {} frames but {} were recorded",
+                    self.frames.len(),
+                    self.checked_passes
+                ),
+                fields: vec![],
+            }));
+        }
+        Ok(())
     }
-    rerun.fold = Some(fold);
-    rerun
+
+    /// The verdict once the records ran out: a state hash that differed without any frame
+    /// differing first still diverged; a file with no end verified only its prefix.
+    fn conclude(&self, verdict: Verdict, read: &ReplayRead) -> Verdict {
+        if let (Verdict::Identical | Verdict::Incomplete(_), Some(tick)) =
+            (&verdict, self.first_bad_hash)
+        {
+            return Verdict::Diverged(Divergence {
+                tick,
+                what: "the state hash differs (no sent frame differs before it)".into(),
+                fields: vec![],
+            });
+        }
+        if verdict == Verdict::Identical && !self.ended {
+            return Verdict::Incomplete(match read.torn_at {
+                Some(at) => format!(
+                    "torn tail at byte {at} after {} complete records; the prefix verified",
+                    read.records.len()
+                ),
+                None => format!(
+                    "no Ended record after {} records; the prefix verified",
+                    read.records.len()
+                ),
+            });
+        }
+        verdict
+    }
 }
 
 fn frame_divergence(tick: u32, pass: usize, recorded: &str, replayed: &str) -> Divergence {

@@ -109,9 +109,9 @@ fn verify_names_the_tick_and_fields_of_a_divergence() {
     // Change what a cook did at one tick: the refold's frames must differ from the recording.
     let at = records
         .iter()
-        .position(|r| matches!(r, Record::Input { tick, act: false, .. } if *tick > 40))
+        .position(|r| matches!(r, Record::InputAccepted { tick, act: false, .. } if *tick > 40))
         .unwrap();
-    if let Record::Input { mv, .. } = &mut records[at] {
+    if let Record::InputAccepted { mv, .. } = &mut records[at] {
         *mv = (-mv.0, -mv.1);
         if *mv == (0, 0) {
             *mv = (1000, 0);

@@ -1,7 +1,7 @@
 //! The fold is deterministic: the same log gives the same states and frames, however it is
 //! cut, written and read back; random logs never panic it.
 
-mod common;
+mod kitchen;
 
 use proptest::prelude::*;
 use undercooked::log::{Record, RoundFold, read_replay};
@@ -14,7 +14,7 @@ fn records_of(bytes: &[u8]) -> Vec<Record> {
 }
 
 fn hashes(records: &[Record]) -> Vec<u64> {
-    let Record::Header(h) = &records[0] else {
+    let Record::Started(h) = &records[0] else {
         panic!()
     };
     let mut fold = RoundFold::new(h.clone()).unwrap();
@@ -22,7 +22,7 @@ fn hashes(records: &[Record]) -> Vec<u64> {
     let mut ev = Vec::new();
     for r in &records[1..] {
         fold.apply(r, &mut ev).unwrap();
-        if matches!(r, Record::Tick { .. }) {
+        if matches!(r, Record::TickClosed { .. }) {
             out.push(fold.state.state_hash());
         }
     }
@@ -31,7 +31,7 @@ fn hashes(records: &[Record]) -> Vec<u64> {
 
 #[test]
 fn the_same_log_folded_twice_gives_the_same_hash_at_every_tick_and_matches_the_recording() {
-    let level = &common::campaign()[1];
+    let level = &kitchen::campaign()[1];
     let records = records_of(
         &undercooked::simulate::simulate(level, 11, 3, 20)
             .unwrap()
@@ -42,7 +42,7 @@ fn the_same_log_folded_twice_gives_the_same_hash_at_every_tick_and_matches_the_r
     let recorded: Vec<u64> = records
         .iter()
         .filter_map(|r| {
-            if let Record::Tick { state_hash, .. } = r {
+            if let Record::TickClosed { state_hash, .. } = r {
                 Some(*state_hash)
             } else {
                 None
@@ -54,13 +54,13 @@ fn the_same_log_folded_twice_gives_the_same_hash_at_every_tick_and_matches_the_r
 
 #[test]
 fn a_prefix_folded_then_the_rest_equals_the_whole_fold() {
-    let level = &common::campaign()[0];
+    let level = &kitchen::campaign()[0];
     let records = records_of(
         &undercooked::simulate::simulate(level, 5, 2, 20)
             .unwrap()
             .bytes,
     );
-    let Record::Header(h) = &records[0] else {
+    let Record::Started(h) = &records[0] else {
         panic!()
     };
     let mut whole = RoundFold::new(h.clone()).unwrap();
@@ -84,7 +84,7 @@ fn a_prefix_folded_then_the_rest_equals_the_whole_fold() {
 
 #[test]
 fn simulate_is_byte_identical_for_the_same_arguments() {
-    let level = &common::campaign()[2];
+    let level = &kitchen::campaign()[2];
     let a = undercooked::simulate::simulate(level, 9, 2, 20)
         .unwrap()
         .bytes;
@@ -100,12 +100,12 @@ fn simulate_is_byte_identical_for_the_same_arguments() {
 
 #[test]
 fn a_delta_chain_merged_onto_the_last_full_equals_the_full_re_encode_over_whole_rounds() {
-    for level in common::campaign() {
+    for level in kitchen::campaign() {
         let bytes = undercooked::simulate::simulate(&level, 2, 4, 20)
             .unwrap()
             .bytes;
         let records = records_of(&bytes);
-        let Record::Header(h) = &records[0] else {
+        let Record::Started(h) = &records[0] else {
             panic!()
         };
         let mut fold = RoundFold::new(h.clone()).unwrap();
@@ -114,17 +114,17 @@ fn a_delta_chain_merged_onto_the_last_full_equals_the_full_re_encode_over_whole_
         let mut merged = None;
         let mut frames = rerun.frames.iter();
         let (_, f0) = frames.next().unwrap();
-        apply_frame(&mut merged, &serde_json::from_str(f0).unwrap()).unwrap();
+        apply_frame(&mut merged, &serde_json::from_str(f0.raw()).unwrap()).unwrap();
         let mut ev = Vec::new();
         let mut checked = 0;
         for r in &records[1..] {
             fold.apply(r, &mut ev).unwrap();
-            if matches!(r, Record::Tick { .. }) && fold.is_pass() {
+            if matches!(r, Record::TickClosed { .. }) && fold.is_pass() {
                 let (tick, frame) = frames.next().unwrap();
                 assert_eq!(*tick, fold.state.tick);
-                apply_frame(&mut merged, &serde_json::from_str(frame).unwrap()).unwrap();
+                apply_frame(&mut merged, &serde_json::from_str(frame.raw()).unwrap()).unwrap();
                 let full = encode_full(&project(&fold.state, &fold.rules), &[], &fold.ids);
-                let full: serde_json::Value = serde_json::from_str(&full).unwrap();
+                let full: serde_json::Value = serde_json::from_str(full.raw()).unwrap();
                 assert_eq!(
                     keyed(merged.as_ref().unwrap()),
                     keyed(&full),
@@ -147,7 +147,7 @@ proptest! {
         seed in any::<u64>(),
         script in proptest::collection::vec((0u8..4, -1000i16..=1000, -1000i16..=1000, any::<bool>(), 0u8..6, 0u8..12), 0..400),
     ) {
-        let levels = common::campaign();
+        let levels = kitchen::campaign();
         let level = &levels[level_pick % levels.len()];
         let run = || {
             let header = undercooked::simulate::bot_header(level, seed, 4, 20);
@@ -159,11 +159,11 @@ proptest! {
                 let tick = fold.state.tick;
                 seq[*seat as usize] += 1;
                 let face = (*face < 4).then_some(*face);
-                fold.apply(&Record::Input { tick, seat: *seat, seq: seq[*seat as usize], mv: (*x, *y), act: *act, face }, &mut ev).unwrap();
+                fold.apply(&Record::InputAccepted { tick, seat: *seat, seq: seq[*seat as usize], mv: (*x, *y), act: *act, face }, &mut ev).unwrap();
                 match extra {
-                    0 => { fold.apply(&Record::Disconnect { tick, seat: *seat }, &mut ev).unwrap(); }
-                    1 => { fold.apply(&Record::Connect { tick, seat: *seat }, &mut ev).unwrap(); }
-                    2 => { fold.apply(&Record::Emote { tick, seat: *seat, id: "wave".into() }, &mut ev).unwrap(); }
+                    0 => { fold.apply(&Record::Disconnected { tick, seat: *seat }, &mut ev).unwrap(); }
+                    1 => { fold.apply(&Record::Connected { tick, seat: *seat }, &mut ev).unwrap(); }
+                    2 => { fold.apply(&Record::Emoted { tick, seat: *seat, id: "wave".into() }, &mut ev).unwrap(); }
                     _ => {}
                 }
                 if fold.state.verdict.is_some() { break; }

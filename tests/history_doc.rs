@@ -2,7 +2,7 @@
 //! example query of docs/HISTORY.md runs against it, running it twice changes nothing, and a
 //! newer database is refused.
 
-mod common;
+mod kitchen;
 
 use sqlx::Row;
 use undercooked::store::Store;
@@ -11,7 +11,7 @@ async fn bot_database(name: &str) -> (Store, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(format!("undercooked-hist-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("replays")).unwrap();
-    for (i, level) in common::campaign().into_iter().take(4).enumerate() {
+    for (i, level) in kitchen::campaign().into_iter().take(4).enumerate() {
         for seed in [1, 2] {
             let sim = undercooked::simulate::simulate(&level, seed, 4, 20).unwrap();
             std::fs::write(

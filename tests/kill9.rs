@@ -2,12 +2,12 @@
 //! the interrupted replay reads and verifies up to where it stops, and `reindex` brings the
 //! database in line with the replay files.
 
-mod support;
+mod server;
 
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{Client, Got};
+use server::{Client, Got};
 
 fn start(port: u16, data: &std::path::Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_undercooked"))
@@ -55,10 +55,10 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     wait_up(port).await;
 
     // Four players: a first round to the end, then a second one killed in the middle.
-    let (code, host) = support::create_room(addr, "Ann").await;
+    let (code, host) = server::create_room(addr, "Ann").await;
     let mut tokens = vec![host];
     for name in ["Bob", "Cat", "Dan"] {
-        let (_, j) = support::join_room(addr, &code, name).await;
+        let (_, j) = server::join_room(addr, &code, name).await;
         tokens.push(j["you"]["token"].as_str().unwrap().to_string());
     }
     let level = undercooked::levels::find(
@@ -88,7 +88,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     clients[0].send(json!({"type": "start"})).await;
     let mut tasks = Vec::new();
     for (seat, c) in clients.into_iter().enumerate() {
-        tasks.push(tokio::spawn(support::play(c, seat as u8, level.clone())));
+        tasks.push(tokio::spawn(server::play(c, seat as u8, level.clone())));
     }
     let mut clients = Vec::new();
     for t in tasks {
@@ -210,13 +210,13 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
 /// Events a replay's readable prefix folds to.
 fn events_in(path: &std::path::Path) -> usize {
     let read = undercooked::log::read_replay(&std::fs::read(path).unwrap()).unwrap();
-    let undercooked::log::Record::Header(h) = &read.records[0] else {
+    let undercooked::log::Record::Started(h) = &read.records[0] else {
         panic!()
     };
     let mut fold = undercooked::log::RoundFold::new(h.clone()).unwrap();
     let mut ev = Vec::new();
     for r in &read.records[1..] {
-        if matches!(r, undercooked::log::Record::End { .. }) {
+        if matches!(r, undercooked::log::Record::Ended { .. }) {
             break;
         }
         let _ = fold.apply(r, &mut ev);

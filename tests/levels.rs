@@ -1,12 +1,12 @@
 //! The shipped campaign: seven levels in order, each introducing something, all valid.
 
-mod common;
+mod kitchen;
 
 use undercooked::sim::items::Recipe;
 
 #[test]
 fn the_campaign_is_seven_levels_in_order_each_introducing_something() {
-    let levels = common::campaign();
+    let levels = kitchen::campaign();
     let ids: Vec<&str> = levels.iter().map(|l| l.level.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -51,7 +51,7 @@ fn only_nn_name_toml_files_are_levels() {
 
 #[test]
 fn a_level_whose_id_differs_from_its_file_name_is_refused() {
-    let text = &common::campaign()[0].text;
+    let text = &kitchen::campaign()[0].text;
     let err = undercooked::levels::parse_level_file("02_other.toml", text).unwrap_err();
     assert!(
         err.message.contains("does not match the file name"),

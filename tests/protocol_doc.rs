@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use undercooked::server::config::ServerConfig;
+use undercooked::shared::config::ServerConfig;
 use undercooked::wire::messages::*;
 
 fn doc() -> String {
@@ -149,7 +149,27 @@ fn the_server_message_tables_match_what_the_server_sends() {
             "`countdown`",
             serde_json::to_value(ServerMsg::Countdown { p: 1, n: 3 }).unwrap(),
         ),
-        ("`snap`", serde_json::from_str(&snap_frame("{}")).unwrap()),
+        (
+            "`snap`",
+            serde_json::from_str(
+                undercooked::wire::encode_full(
+                    &undercooked::wire::FrameView {
+                        t: 0,
+                        s: 0,
+                        tgt: 0,
+                        tl: 0,
+                        p: vec![],
+                        st: vec![],
+                        o: vec![],
+                        hz: vec![],
+                    },
+                    &[],
+                    &[],
+                )
+                .text(),
+            )
+            .unwrap(),
+        ),
         (
             "`round`",
             serde_json::to_value(ServerMsg::Round {
@@ -159,7 +179,12 @@ fn the_server_message_tables_match_what_the_server_sends() {
                 target: 0,
                 stars: 0,
                 time_left: 0.0,
-                counters: json!({}),
+                counters: undercooked::wire::messages::CountersWire {
+                    served: 0,
+                    missed: 0,
+                    wasted: 0,
+                    lost_items: 0,
+                },
                 longest_streak: 0,
                 players: vec![],
                 level_id: String::new(),
@@ -299,7 +324,7 @@ fn the_limits_table_matches_the_defaults_and_the_accepted_ranges() {
             let (lo, hi): (u64, u64) = (lo.parse().unwrap(), hi.parse().unwrap());
             let at = |v: u64| {
                 let var = var.clone();
-                ServerConfig::from_env(&move |k| (k == var).then(|| v.to_string()))
+                ServerConfig::from_settings(&[(var.as_str(), v.to_string().as_str())])
             };
             assert!(
                 at(lo).is_ok() && at(hi).is_ok(),

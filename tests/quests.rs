@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 use undercooked::store::Store;
-use undercooked::store::history::{self, EventRow, RoundMeta, SeatRow};
+use undercooked::store::history;
+use undercooked::store::rows::{EventRow, RoundMeta, SeatRow};
 use undercooked::store::quests;
 
 async fn store(name: &str) -> Store {

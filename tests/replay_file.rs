@@ -1,24 +1,22 @@
 //! The replay file never panics on bad bytes: a cut file is incomplete (its prefix still
 //! verifies), a flipped byte is corruption or a divergence, random bytes are foreign.
 
-mod common;
+mod kitchen;
 
 use undercooked::verify::{Verdict, replay_bytes};
 
 /// Ten seconds of two bots, then the round is shut down (aborted): a small, complete file.
 fn small_replay() -> Vec<u8> {
-    use undercooked::log::Record;
-    let level = common::campaign().into_iter().next().unwrap();
+    use undercooked::log::Accepted;
+    let level = kitchen::campaign().into_iter().next().unwrap();
     let header = undercooked::simulate::bot_header(&level, 3, 2, 20);
     let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
     let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0, 1], 3);
     for _ in 0..200 {
-        let view = undercooked::wire::project(&round.fold.state, &round.fold.rules);
-        let tick = round.fold.state.tick;
+        let view = undercooked::wire::project(&round.fold().state, &round.fold().rules);
         for i in team.decide(&view) {
             round
-                .append(Record::Input {
-                    tick,
+                .append(Accepted::Input {
                     seat: i.seat,
                     seq: i.seq,
                     mv: i.mv,

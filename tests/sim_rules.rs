@@ -1,8 +1,8 @@
 //! The rules of GAME-RULES.md, one behaviour per test, as given / when / then.
 
-mod common;
+mod kitchen;
 
-use common::{GRID, Kitchen, denied_reason, kinds};
+use kitchen::{GRID, Kitchen, denied_reason, kinds};
 use undercooked::sim::items::{Held, Ingredient, Item, Recipe};
 use undercooked::sim::state::{Content, Pot};
 use undercooked::sim::{EventKind, RoundResult, SeatChange};

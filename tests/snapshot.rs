@@ -1,12 +1,13 @@
 //! The `snap` body as the protocol's "The snap frame" section says: shape, deltas,
 //! tombstones, the full cadence, the event cap, and nothing internal on the wire.
 
-mod common;
+mod kitchen;
 
-use common::{GRID, Kitchen};
+use kitchen::{GRID, Kitchen};
 use serde_json::Value;
 use undercooked::sim::{Event, EventKind, Payload};
-use undercooked::wire::snapshot::{FULL_SNAPSHOT_EVERY, MAX_EVENTS_PER_FRAME};
+use undercooked::wire::events::MAX_EVENTS_PER_FRAME;
+use undercooked::wire::snapshot::FULL_SNAPSHOT_EVERY;
 use undercooked::wire::{SnapEncoder, project};
 
 fn ids() -> Vec<String> {
@@ -24,7 +25,7 @@ fn keys(v: &Value) -> Vec<&str> {
 #[test]
 fn a_full_frame_has_exactly_the_protocol_keys() {
     let k = Kitchen::new(GRID, "\"tomato_soup\"", "", 2);
-    let frame = json(&SnapEncoder::new().encode(project(&k.state, &k.rules), &[], &ids()));
+    let frame = json(SnapEncoder::new().encode(project(&k.state, &k.rules), &[], &ids()).raw());
     assert_eq!(
         keys(&frame),
         ["t", "s", "tgt", "tl", "full", "p", "st", "o", "hz", "e"]
@@ -48,11 +49,11 @@ fn a_full_frame_has_exactly_the_protocol_keys() {
 fn deltas_carry_only_changed_entities_whole_and_a_full_frame_comes_every_20() {
     let mut k = Kitchen::new(GRID, "\"tomato_soup\"", "", 2);
     let mut enc = SnapEncoder::new();
-    let mut frames = vec![json(&enc.encode(project(&k.state, &k.rules), &[], &ids()))];
+    let mut frames = vec![json(enc.encode(project(&k.state, &k.rules), &[], &ids()).raw())];
     for n in 0..45u32 {
         let walk = k.input(0, if n < 3 { (1000, 0) } else { (0, 0) }, false, None);
         k.tick_with(vec![walk], vec![]);
-        frames.push(json(&enc.encode(project(&k.state, &k.rules), &[], &ids())));
+        frames.push(json(enc.encode(project(&k.state, &k.rules), &[], &ids()).raw()));
     }
     let fulls: Vec<usize> = frames
         .iter()
@@ -94,7 +95,7 @@ fn a_vanished_order_is_a_tombstone_with_its_identity_key() {
     enc.encode(project(&k.state, &k.rules), &[], &ids());
     for _ in 0..60 {
         k.idle(1);
-        let f = json(&enc.encode(project(&k.state, &k.rules), &[], &ids()));
+        let f = json(enc.encode(project(&k.state, &k.rules), &[], &ids()).raw());
         if let Some(o) = f.get("d").and_then(|d| d.get("o")) {
             for e in o.as_array().unwrap() {
                 if e.get("gone").is_some() {
@@ -114,7 +115,7 @@ fn events_are_capped_at_24_per_frame_and_the_overflow_is_counted() {
         .map(|_| Event::hud(EventKind::RushStart, Payload::default()))
         .collect();
     let mut enc = SnapEncoder::new();
-    let f = json(&enc.encode(project(&k.state, &k.rules), &events, &ids()));
+    let f = json(enc.encode(project(&k.state, &k.rules), &events, &ids()).raw());
     assert_eq!(f["e"].as_array().unwrap().len(), MAX_EVENTS_PER_FRAME);
     assert_eq!(enc.events_dropped, 6);
 }
@@ -137,7 +138,7 @@ fn event_payloads_use_the_short_keys_and_nothing_internal_leaves() {
         payload,
     };
     let k = Kitchen::new(GRID, "\"tomato_soup\"", "", 2);
-    let f = json(&SnapEncoder::new().encode(project(&k.state, &k.rules), &[event.clone()], &ids()));
+    let f = json(SnapEncoder::new().encode(project(&k.state, &k.rules), &[event.clone()], &ids()).raw());
     assert_eq!(
         f["e"][0],
         serde_json::json!({"k": "served", "x": 7.0, "y": 1.0, "i": "c1", "oi": 17, "pts": 30, "sd": 40, "q": 1.0, "stk": 2})
@@ -171,12 +172,12 @@ fn no_frame_of_a_whole_round_carries_a_key_outside_the_protocol() {
             _ => {}
         }
     }
-    for level in common::campaign() {
+    for level in kitchen::campaign() {
         let bytes = undercooked::simulate::simulate(&level, 3, 4, 20)
             .unwrap()
             .bytes;
         for (_, frame) in undercooked::verify::replay_bytes(&bytes).frames {
-            walk(&json(&frame), &allowed);
+            walk(&json(frame.raw()), &allowed);
         }
     }
 }

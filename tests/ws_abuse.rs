@@ -1,14 +1,14 @@
 //! The guardrails over real sockets: malformed floods, bursts, verb floods, strict parsing,
 //! the input rules, and many handshakes at once.
 
-mod support;
+mod server;
 
 use serde_json::json;
-use support::{Client, Got};
+use server::{Client, Got};
 use tokio_tungstenite::tungstenite::Message;
 
-async fn playing_room(server: &support::TestServer) -> (String, Client) {
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+async fn playing_room(server: &server::TestServer) -> (String, Client) {
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut a = Client::hello(server.addr, &code, &token).await;
     a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
         .await;
@@ -20,10 +20,10 @@ async fn playing_room(server: &support::TestServer) -> (String, Client) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_thousand_malformed_frames_close_4404_and_nobody_else_notices() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut bystander = Client::hello(server.addr, &code, &token).await;
-    let (other_code, other_token) = support::create_room(server.addr, "Bob").await;
+    let (other_code, other_token) = server::create_room(server.addr, "Bob").await;
     let mut abuser = Client::hello(server.addr, &other_code, &other_token).await;
     for i in 0..2000 {
         if !abuser
@@ -45,12 +45,12 @@ async fn two_thousand_malformed_frames_close_4404_and_nobody_else_notices() {
     bystander.send(json!({"type": "ping", "t": 5})).await;
     assert_eq!(bystander.expect("pong").await["t"], 5);
     assert_eq!(
-        support::http(server.addr, "GET", "/healthz", None, &[])
+        server::http(server.addr, "GET", "/healthz", None, &[])
             .await
             .0,
         200
     );
-    let stats = support::http(server.addr, "GET", "/api/stats", None, &[])
+    let stats = server::http(server.addr, "GET", "/api/stats", None, &[])
         .await
         .1;
     assert!(stats["refusals"]["4404"].as_u64().unwrap() >= 1, "{stats}");
@@ -59,8 +59,8 @@ async fn two_thousand_malformed_frames_close_4404_and_nobody_else_notices() {
 
 #[tokio::test]
 async fn a_500_message_burst_is_rate_limited_then_closed_and_the_send_queue_stays_bounded() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut c = Client::hello(server.addr, &code, &token).await;
     for t in 0..500 {
         if !c
@@ -77,21 +77,21 @@ async fn a_500_message_burst_is_rate_limited_then_closed_and_the_send_queue_stay
         "about one bucket of pongs (40, plus what refills while the burst is read), got {pongs}"
     );
     assert!(c.log.iter().any(|v| v["code"] == "rate_limited"));
-    let stats = support::http(server.addr, "GET", "/api/stats", None, &[])
+    let stats = server::http(server.addr, "GET", "/api/stats", None, &[])
         .await
         .1;
     assert!(
         stats["send_queue_max"].as_u64().unwrap()
-            <= 4 * undercooked::server::socket::SEND_QUEUE as u64
+            <= 4 * undercooked::shared::conn::SEND_QUEUE as u64
     );
     server.stop().await;
 }
 
 #[tokio::test]
 async fn start_set_level_and_emote_floods_hold_the_host_check_and_the_emote_throttle() {
-    let mut server = support::start(&[]).await;
-    let (code, host) = support::create_room(server.addr, "Ann").await;
-    let (_, joined) = support::join_room(server.addr, &code, "Bob").await;
+    let mut server = server::start(&[]).await;
+    let (code, host) = server::create_room(server.addr, "Ann").await;
+    let (_, joined) = server::join_room(server.addr, &code, "Bob").await;
     let guest = joined["you"]["token"].as_str().unwrap().to_string();
     let mut a = Client::hello(server.addr, &code, &host).await;
     let mut b = Client::hello(server.addr, &code, &guest).await;
@@ -148,7 +148,7 @@ async fn start_set_level_and_emote_floods_hold_the_host_check_and_the_emote_thro
 
 #[tokio::test]
 async fn duplicate_keys_unknown_fields_and_positions_are_bad_fields() {
-    let mut server = support::start(&[]).await;
+    let mut server = server::start(&[]).await;
     let (_, mut a) = playing_room(&server).await;
     a.send_raw(Message::text(r#"{"type":"ping","t":1,"t":2}"#))
         .await;
@@ -174,7 +174,7 @@ async fn duplicate_keys_unknown_fields_and_positions_are_bad_fields() {
 
 #[tokio::test]
 async fn the_seq_discipline_drops_resends_resyncs_replays_and_counts_gaps() {
-    let mut server = support::start(&[]).await;
+    let mut server = server::start(&[]).await;
     let (_, mut a) = playing_room(&server).await;
     let input = |seq: u64| json!({"type": "input", "seq": seq, "move": {"x": 0.5, "y": 0}, "act": false, "face": null});
     a.send(input(5)).await; // a gap of 5 from 0: accepted, counted
@@ -203,7 +203,7 @@ async fn the_seq_discipline_drops_resends_resyncs_replays_and_counts_gaps() {
         (resync["i"].as_str(), resync["seq"].as_u64()),
         (Some("c0"), Some(5))
     );
-    let stats = support::http(server.addr, "GET", "/api/stats", None, &[])
+    let stats = server::http(server.addr, "GET", "/api/stats", None, &[])
         .await
         .1;
     assert_eq!(stats["stale_seqs"], 1);
@@ -219,11 +219,11 @@ async fn the_seq_discipline_drops_resends_resyncs_replays_and_counts_gaps() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_handshakes_all_get_their_welcome() {
-    let mut server = support::start(&[("UNDERCOOKED_MAX_INPUTS_PER_S", "100")]).await;
+    let mut server = server::start(&[("UNDERCOOKED_MAX_INPUTS_PER_S", "100")]).await;
     let addr = server.addr;
     let mut codes = Vec::new();
     for i in 0..50 {
-        codes.push(support::create_room(addr, &format!("host{i}")).await);
+        codes.push(server::create_room(addr, &format!("host{i}")).await);
     }
     let mut tasks = Vec::new();
     for i in 0..200 {
@@ -247,14 +247,14 @@ async fn two_hundred_concurrent_handshakes_all_get_their_welcome() {
         }
     }
     assert_eq!(seated, 200);
-    let stats = support::http(addr, "GET", "/api/stats", None, &[]).await.1;
+    let stats = server::http(addr, "GET", "/api/stats", None, &[]).await.1;
     assert_eq!(stats["rooms"]["lobby"], 50);
     server.stop().await;
 }
 
 #[tokio::test]
 async fn http_bodies_are_parsed_strictly_and_never_500() {
-    let mut server = support::start(&[]).await;
+    let mut server = server::start(&[]).await;
     let addr = server.addr;
     for (body, code) in [
         ("{nope", "bad_json"),
@@ -262,18 +262,18 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
         (r#"{"name": "a", "admin": true}"#, "bad_field"),
         (r#"{"name": "a", "name": "b"}"#, "bad_field"),
     ] {
-        let (status, v) = support::http(addr, "POST", "/api/rooms", Some(body), &[]).await;
+        let (status, v) = server::http(addr, "POST", "/api/rooms", Some(body), &[]).await;
         assert_eq!((status, v["code"].as_str()), (400, Some(code)), "{body}");
         assert!(v["msg"].is_string());
     }
     let big = format!(r#"{{"name": "{}"}}"#, "x".repeat(5000));
-    let (status, v) = support::http(addr, "POST", "/api/rooms", Some(&big), &[]).await;
+    let (status, v) = server::http(addr, "POST", "/api/rooms", Some(&big), &[]).await;
     assert_eq!(status, 400, "{v}");
-    let (status, v) = support::http(addr, "GET", "/api/session", None, &[]).await;
+    let (status, v) = server::http(addr, "GET", "/api/session", None, &[]).await;
     assert_eq!(status, 401, "{v}");
-    let (_, token) = support::create_room(addr, "Ann").await;
+    let (_, token) = server::create_room(addr, "Ann").await;
     let auth = format!("Bearer {token}");
-    let (status, v) = support::http(
+    let (status, v) = server::http(
         addr,
         "GET",
         "/api/session",
@@ -285,7 +285,7 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
         (status, v["name"].as_str(), v["unlocked"].as_u64()),
         (200, Some("Ann"), Some(1))
     );
-    let (_, levels) = support::http(
+    let (_, levels) = server::http(
         addr,
         "GET",
         "/api/levels",
@@ -295,7 +295,7 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
     .await;
     assert_eq!(levels["levels"][0]["unlocked"], true);
     assert_eq!(levels["levels"][1]["unlocked"], false);
-    let (status, metrics) = support::http(addr, "GET", "/metrics", None, &[]).await;
+    let (status, metrics) = server::http(addr, "GET", "/metrics", None, &[]).await;
     assert_eq!(status, 200);
     assert!(
         metrics

@@ -2,15 +2,15 @@
 //! player alone, progress that survives a restart, and a slow or failing database that never
 //! stalls a tick.
 
-mod support;
+mod server;
 
 use serde_json::json;
 use sqlx::Row;
 use std::time::{Duration, Instant};
-use support::{Client, Got, play, two_player_round};
+use server::{Client, Got, play, two_player_round};
 
-async fn stats(server: &support::TestServer) -> serde_json::Value {
-    support::http(server.addr, "GET", "/api/stats", None, &[])
+async fn stats(server: &server::TestServer) -> serde_json::Value {
+    server::http(server.addr, "GET", "/api/stats", None, &[])
         .await
         .1
 }
@@ -18,7 +18,7 @@ async fn stats(server: &support::TestServer) -> serde_json::Value {
 /// Ticks of a replay whose step produced events (the batches the room submitted).
 fn ticks_with_events(bytes: &[u8]) -> usize {
     let records = undercooked::log::read_replay(bytes).unwrap().records;
-    let undercooked::log::Record::Header(h) = &records[0] else {
+    let undercooked::log::Record::Started(h) = &records[0] else {
         panic!()
     };
     let mut fold = undercooked::log::RoundFold::new(h.clone()).unwrap();
@@ -36,7 +36,7 @@ fn ticks_with_events(bytes: &[u8]) -> usize {
 }
 
 async fn wait_for(
-    server: &support::TestServer,
+    server: &server::TestServer,
     what: &str,
     mut ok: impl FnMut(&serde_json::Value) -> bool,
 ) -> serde_json::Value {
@@ -53,9 +53,9 @@ async fn wait_for(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_restart() {
-    let mut server = support::start(&[]).await;
+    let mut server = server::start(&[]).await;
     let (code, host, guest, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server.shared.level("01_quick_soup").unwrap().level.clone();
+    let level = server.shared.levels.get("01_quick_soup").unwrap().level.clone();
     let ta = tokio::spawn(play(a, 0, level.clone()));
     let tb = tokio::spawn(play(b, 1, level));
     let mut a = ta.await.unwrap();
@@ -66,7 +66,7 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
     })
     .await;
     assert_eq!(s["batches_dropped"], 0);
-    let (store, _) = server.shared.history.get().unwrap();
+    let store = server.shared.store().unwrap();
     let row = sqlx::query("SELECT result, score, level_id FROM rounds WHERE room_code = ?")
         .bind(&code)
         .fetch_one(&store.pool)
@@ -105,7 +105,7 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
         quests_to(&a)
     );
     let auth = format!("Bearer {host}");
-    let (_, session) = support::http(
+    let (_, session) = server::http(
         server.addr,
         "GET",
         "/api/session",
@@ -127,8 +127,8 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
     // Restart on the same data directory: the unlock is still there.
     server.stop().await;
     let data = server.data.clone();
-    let mut again = support::start_in(&data, &[]).await;
-    let (_, session) = support::http(
+    let mut again = server::start_in(&data, &[]).await;
+    let (_, session) = server::http(
         again.addr,
         "GET",
         "/api/session",
@@ -142,7 +142,7 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
         "{session}"
     );
     let (code2, _) = {
-        let (status, v) = support::http(
+        let (status, v) = server::http(
             again.addr,
             "POST",
             "/api/rooms",
@@ -172,9 +172,9 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never_stalls_a_tick() {
-    let mut server = support::start_storm(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let mut server = server::start_storm(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
     let addr = server.addr;
-    let (status, _) = support::http(
+    let (status, _) = server::http(
         addr,
         "POST",
         "/api/test/db_fault",
@@ -226,7 +226,7 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
         "nothing was written while the database hung"
     );
     // Let the database recover and everything drain.
-    support::http(
+    server::http(
         addr,
         "POST",
         "/api/test/db_fault",
@@ -255,7 +255,7 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
         written >= 20 && written <= 21 + 1,
         "the 20 pending (and the one in flight) were written, the rest dropped: {s}"
     );
-    let (store, _) = server.shared.history.get().unwrap();
+    let store = server.shared.store().unwrap();
     // Written in order: by insertion order, ticks never go back.
     let ticks: Vec<i64> = sqlx::query_scalar("SELECT tick FROM events ORDER BY rowid")
         .fetch_all(&store.pool)
@@ -294,9 +294,9 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_database_recovers()
 {
-    let mut server = support::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
     let addr = server.addr;
-    support::http(
+    server::http(
         addr,
         "POST",
         "/api/test/db_fault",
@@ -305,7 +305,7 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     )
     .await;
     let (code, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server.shared.level("01_quick_soup").unwrap().level.clone();
+    let level = server.shared.levels.get("01_quick_soup").unwrap().level.clone();
     let ta = tokio::spawn(play(a, 0, level.clone()));
     let tb = tokio::spawn(play(b, 1, level));
     ta.await.unwrap();
@@ -327,10 +327,10 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     );
     // The server keeps serving meanwhile.
     assert_eq!(
-        support::http(addr, "GET", "/healthz", None, &[]).await.0,
+        server::http(addr, "GET", "/healthz", None, &[]).await.0,
         200
     );
-    support::http(
+    server::http(
         addr,
         "POST",
         "/api/test/db_fault",
@@ -339,7 +339,7 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     )
     .await;
     wait_for(&server, "the outbox delivers", |s| s["outbox_pending"] == 0).await;
-    let (store, _) = server.shared.history.get().unwrap();
+    let store = server.shared.store().unwrap();
     let result: Option<String> =
         sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
             .bind(&code)

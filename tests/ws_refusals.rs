@@ -1,15 +1,15 @@
 //! Every row of the protocol's refusal-close table, plus eviction, rejoin and abandon, the
 //! heartbeat, and a panicking tick that takes down one room only.
 
-mod support;
+mod server;
 
 use serde_json::json;
-use support::{Client, Got};
+use server::{Client, Got};
 use tokio_tungstenite::tungstenite::Message;
 
 #[tokio::test]
 async fn an_unknown_room_is_room_gone_4401() {
-    let mut server = support::start(&[]).await;
+    let mut server = server::start(&[]).await;
     let mut c = Client::connect(server.addr, "ZZZZZ").await;
     c.send(json!({"type": "hello", "p": 1})).await;
     assert_eq!(c.expect("err").await["code"], "room_gone");
@@ -19,8 +19,8 @@ async fn an_unknown_room_is_room_gone_4401() {
 
 #[tokio::test]
 async fn an_unsupported_protocol_is_refused_4400_before_anything_else() {
-    let mut server = support::start(&[]).await;
-    let (code, _) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, _) = server::create_room(server.addr, "Ann").await;
     let mut c = Client::connect(server.addr, &code).await;
     c.send(json!({"type": "hello", "p": 99})).await;
     assert_eq!(c.expect("err").await["code"], "protocol_mismatch");
@@ -31,8 +31,8 @@ async fn an_unsupported_protocol_is_refused_4400_before_anything_else() {
 
 #[tokio::test]
 async fn no_hello_within_the_handshake_window_is_4400() {
-    let mut server = support::start(&[]).await;
-    let (code, _) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, _) = server::create_room(server.addr, "Ann").await;
     let mut c = Client::connect(server.addr, &code).await;
     assert_eq!(c.expect_close(8.0).await, Some(4400));
     server.stop().await;
@@ -40,24 +40,24 @@ async fn no_hello_within_the_handshake_window_is_4400() {
 
 #[tokio::test]
 async fn a_full_room_refuses_a_fresh_token_4402_over_http_and_socket() {
-    let mut server = support::start(&[("UNDERCOOKED_MAX_PLAYERS", "1")]).await;
-    let (code, _) = support::create_room(server.addr, "Ann").await;
-    let (status, body) = support::join_room(server.addr, &code, "Bob").await;
+    let mut server = server::start(&[("UNDERCOOKED_MAX_PLAYERS", "1")]).await;
+    let (code, _) = server::create_room(server.addr, "Ann").await;
+    let (status, body) = server::join_room(server.addr, &code, "Bob").await;
     assert_eq!((status, body["code"].as_str()), (409, Some("room_full")));
     let mut c = Client::connect(server.addr, &code).await;
     c.send(json!({"type": "hello", "p": 1, "token": "fresh-token"}))
         .await;
     assert_eq!(c.expect("err").await["code"], "room_full");
     assert_eq!(c.expect_close(5.0).await, Some(4402));
-    let (status, _) = support::join_room(server.addr, "NOPE1", "Bob").await;
+    let (status, _) = server::join_room(server.addr, "NOPE1", "Bob").await;
     assert_eq!(status, 404);
     server.stop().await;
 }
 
 #[tokio::test]
 async fn a_second_socket_for_a_token_evicts_the_first_and_its_late_close_changes_nothing() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut first = Client::hello(server.addr, &code, &token).await;
     let mut second = Client::hello(server.addr, &code, &token).await;
     assert_eq!(first.expect("err").await["code"], "evicted");
@@ -75,8 +75,8 @@ async fn a_second_socket_for_a_token_evicts_the_first_and_its_late_close_changes
 
 #[tokio::test]
 async fn three_oversized_frames_close_4404_and_a_4kb_frame_is_admitted() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut c = Client::hello(server.addr, &code, &token).await;
     // exactly at the limit: admitted (it is a well-formed ping padded with spaces)
     let mut at_limit = json!({"type": "ping", "t": 1}).to_string();
@@ -96,8 +96,8 @@ async fn three_oversized_frames_close_4404_and_a_4kb_frame_is_admitted() {
 #[tokio::test]
 async fn an_origin_outside_the_allow_list_is_refused_with_403_before_the_upgrade() {
     let mut server =
-        support::start(&[("UNDERCOOKED_ALLOWED_ORIGINS", "https://good.example")]).await;
-    let (code, _) = support::create_room(server.addr, "Ann").await;
+        server::start(&[("UNDERCOOKED_ALLOWED_ORIGINS", "https://good.example")]).await;
+    let (code, _) = server::create_room(server.addr, "Ann").await;
     let headers = [
         ("Upgrade", "websocket"),
         ("Connection", "Upgrade"),
@@ -106,26 +106,26 @@ async fn an_origin_outside_the_allow_list_is_refused_with_403_before_the_upgrade
         ("Origin", "https://evil.example"),
     ];
     let (status, _) =
-        support::http(server.addr, "GET", &format!("/ws/{code}"), None, &headers).await;
+        server::http(server.addr, "GET", &format!("/ws/{code}"), None, &headers).await;
     assert_eq!(status, 403);
     server.stop().await;
 }
 
 #[tokio::test]
 async fn a_dropped_seat_rejoins_inside_the_grace_and_is_abandoned_after_it() {
-    let mut server = support::start(&[
+    let mut server = server::start(&[
         ("UNDERCOOKED_GUEST_IDLE_TIMEOUT_S", "2"),
         ("UNDERCOOKED_TEST_MODE", "1"),
     ])
     .await;
     let addr = server.addr;
-    let (code, host) = support::create_room(addr, "Ann").await;
-    let (_, joined) = support::join_room(addr, &code, "Bob").await;
+    let (code, host) = server::create_room(addr, "Ann").await;
+    let (_, joined) = server::join_room(addr, &code, "Bob").await;
     let guest = joined["you"]["token"].as_str().unwrap().to_string();
     let mut a = Client::hello(addr, &code, &host).await;
     let b = Client::hello(addr, &code, &guest).await;
     // the test seam drops Bob's socket
-    let (status, _) = support::http(
+    let (status, _) = server::http(
         addr,
         "POST",
         &format!("/api/test/kill_socket/{code}/{guest}"),
@@ -160,7 +160,7 @@ async fn a_dropped_seat_rejoins_inside_the_grace_and_is_abandoned_after_it() {
             break;
         }
     }
-    let (status, body) = support::http(
+    let (status, body) = server::http(
         addr,
         "POST",
         &format!("/api/test/kill_socket/{code}/nobody"),
@@ -177,9 +177,9 @@ async fn a_dropped_seat_rejoins_inside_the_grace_and_is_abandoned_after_it() {
 
 #[tokio::test]
 async fn the_test_seams_exist_only_in_test_mode() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
-    let (status, _) = support::http(
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
+    let (status, _) = server::http(
         server.addr,
         "POST",
         &format!("/api/test/kill_socket/{code}/{token}"),
@@ -193,10 +193,10 @@ async fn the_test_seams_exist_only_in_test_mode() {
 
 #[tokio::test]
 async fn a_panicking_tick_aborts_its_room_only() {
-    let mut server = support::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
     let addr = server.addr;
-    let (doomed, t1) = support::create_room(addr, "Ann").await;
-    let (fine, t2) = support::create_room(addr, "Bob").await;
+    let (doomed, t1) = server::create_room(addr, "Ann").await;
+    let (fine, t2) = server::create_room(addr, "Bob").await;
     let mut a = Client::hello(addr, &doomed, &t1).await;
     let mut b = Client::hello(addr, &fine, &t2).await;
     for (c, _) in [(&mut a, 0), (&mut b, 1)] {
@@ -207,7 +207,7 @@ async fn a_panicking_tick_aborts_its_room_only() {
     }
     a.expect("snap").await;
     b.expect("snap").await;
-    let (status, _) = support::http(
+    let (status, _) = server::http(
         addr,
         "POST",
         &format!("/api/test/panic_tick/{doomed}"),
@@ -222,9 +222,9 @@ async fn a_panicking_tick_aborts_its_room_only() {
     for _ in 0..10 {
         b.expect("snap").await;
     }
-    let (status, _) = support::http(addr, "GET", "/healthz", None, &[]).await;
+    let (status, _) = server::http(addr, "GET", "/healthz", None, &[]).await;
     assert_eq!(status, 200);
-    let stats = support::http(addr, "GET", "/api/stats", None, &[]).await.1;
+    let stats = server::http(addr, "GET", "/api/stats", None, &[]).await.1;
     assert_eq!(stats["rounds_aborted"], 1);
     // the aborted round's replay is complete and verifies
     let replays = server.replays();
@@ -244,8 +244,8 @@ async fn a_panicking_tick_aborts_its_room_only() {
 
 #[tokio::test]
 async fn shutdown_closes_sockets_1001_and_completes_the_round_as_aborted() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut a = Client::hello(server.addr, &code, &token).await;
     a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
         .await;
@@ -265,8 +265,8 @@ async fn shutdown_closes_sockets_1001_and_completes_the_round_as_aborted() {
 
 #[tokio::test]
 async fn a_silent_socket_is_closed_1000_after_the_heartbeat_window() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut c = Client::hello(server.addr, &code, &token).await;
     let start = std::time::Instant::now();
     let got = loop {
@@ -283,8 +283,8 @@ async fn a_silent_socket_is_closed_1000_after_the_heartbeat_window() {
 
 #[tokio::test]
 async fn a_locked_level_is_refused_and_a_guest_cannot_pick_one() {
-    let mut server = support::start(&[]).await;
-    let (code, token) = support::create_room(server.addr, "Ann").await;
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
     let mut a = Client::hello(server.addr, &code, &token).await;
     a.send(json!({"type": "set_level", "level": "02_slow_soup"}))
         .await;

@@ -1,10 +1,10 @@
 //! Two scripted clients play a whole round over real sockets against a real server, a
 //! spectator watches from the middle, and the round's replay verifies.
 
-mod support;
+mod server;
 
 use serde_json::{Value, json};
-use support::{Client, TestServer, play};
+use server::{Client, TestServer, play};
 use undercooked::wire::merge::{apply_frame, keyed};
 
 fn snaps(c: &Client) -> Vec<&Value> {
@@ -17,10 +17,10 @@ fn snaps(c: &Client) -> Vec<&Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() {
-    let mut server: TestServer = support::start(&[]).await;
+    let mut server: TestServer = server::start(&[]).await;
     let addr = server.addr;
-    let (code, host_token) = support::create_room(addr, "Ann").await;
-    let (status, joined) = support::join_room(addr, &code, "Bob").await;
+    let (code, host_token) = server::create_room(addr, "Ann").await;
+    let (status, joined) = server::join_room(addr, &code, "Bob").await;
     assert_eq!(status, 200, "{joined}");
     assert_eq!(joined["you"]["seat"], 1);
     let guest_token = joined["you"]["token"].as_str().unwrap().to_string();
@@ -59,14 +59,14 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
         assert_eq!(b.expect("countdown").await["n"], n);
     }
 
-    let level = server.shared.level("01_quick_soup").unwrap().level.clone();
+    let level = server.shared.levels.get("01_quick_soup").unwrap().level.clone();
     let (la, lb) = (level.clone(), level.clone());
     let ta = tokio::spawn(play(a, 0, la));
     let tb = tokio::spawn(play(b, 1, lb));
 
     // A spectator arrives mid-round.
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-    let (status, watch) = support::join_room(addr, &code, "Cat").await;
+    let (status, watch) = server::join_room(addr, &code, "Cat").await;
     assert_eq!(status, 200);
     assert_eq!(watch["you"]["seat"], Value::Null);
     let spect_token = watch["you"]["token"].as_str().unwrap().to_string();
@@ -193,10 +193,10 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
     let rerun = undercooked::verify::replay_bytes(&bytes);
     assert_eq!(rerun.verdict, undercooked::verify::Verdict::Identical);
     // the frames the players got are the recorded ones
-    assert_eq!(rerun.frames[5].1, sa[5].to_string());
+    assert_eq!(rerun.frames[5].1.raw(), sa[5].to_string());
     // the delta chain the client merged equals a full re-encode of the state at that tick
     let records = undercooked::log::read_replay(&bytes).unwrap().records;
-    let undercooked::log::Record::Header(h) = &records[0] else {
+    let undercooked::log::Record::Started(h) = &records[0] else {
         panic!()
     };
     let mut fold = undercooked::log::RoundFold::new(h.clone()).unwrap();
@@ -207,7 +207,7 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
         }
         if !matches!(
             r,
-            undercooked::log::Record::Frames { .. } | undercooked::log::Record::End { .. }
+            undercooked::log::Record::FramesSent { .. } | undercooked::log::Record::Ended { .. }
         ) {
             fold.apply(r, &mut ev).unwrap();
         }
@@ -217,8 +217,8 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
         &[],
         &fold.ids,
     );
-    assert_eq!(keyed(&merged), keyed(&serde_json::from_str(&full).unwrap()));
-    let stats = support::http(addr, "GET", "/api/stats", None, &[]).await.1;
+    assert_eq!(keyed(&merged), keyed(&serde_json::from_str(full.raw()).unwrap()));
+    let stats = server::http(addr, "GET", "/api/stats", None, &[]).await.1;
     assert_eq!(stats["rounds_completed"], 1);
     assert!(stats["inputs_received"].as_u64().unwrap() > 10);
     server.stop().await;

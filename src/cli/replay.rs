@@ -1,8 +1,10 @@
 //! `undercooked replay`: re-run one round and tell what happened in it.
 
 use anyhow::Context;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::path::PathBuf;
+use undercooked::log::Header;
+use undercooked::sim::RoundSummary;
 use undercooked::verify::{Verdict, replay_bytes};
 
 #[derive(clap::Args, Debug)]
@@ -28,83 +30,90 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     };
     if args.frames {
         for (_, frame) in &rerun.frames {
-            println!("{frame}");
+            println!("{}", frame.raw());
         }
         if !matches!(rerun.verdict, Verdict::Identical) {
             eprintln!("{name}: {}", describe(&rerun.verdict));
         }
         return Ok(rerun.verdict.exit_code());
     }
-    let state = &fold.state;
-    let verdict = state.verdict;
-    let seats: Vec<_> = header
+    let summary = RoundSummary::of(&fold.state, &fold.rules);
+    let verify = describe(&rerun.verdict);
+    if args.json {
+        println!("{}", json_summary(&name.to_string(), header, &summary, &verify));
+    } else {
+        print_summary(header, &summary, &verify);
+    }
+    Ok(rerun.verdict.exit_code())
+}
+
+/// The figures of a seat's cook (0 for a seat without one).
+fn cook_figures(summary: &RoundSummary, seat: u8) -> (u32, u32) {
+    summary
+        .cook(seat)
+        .map_or((0, 0), |c| (c.score, c.dishes_served))
+}
+
+fn json_summary(file: &str, header: &Header, summary: &RoundSummary, verify: &str) -> Value {
+    let seats: Vec<Value> = header
         .seats
         .iter()
         .map(|s| {
-            let cook = state.cook(s.seat);
+            let (score, dishes) = cook_figures(summary, s.seat);
             json!({"seat": s.seat, "id": s.player_id, "name": s.name, "color": s.color,
-                   "score": cook.map_or(0, |c| c.score), "dishes_served": cook.map_or(0, |c| c.dishes_served)})
+                   "score": score, "dishes_served": dishes})
         })
         .collect();
-    let summary = json!({
-        "file": name.to_string(),
-        "level": fold.rules.level.id,
+    let c = &summary.counters;
+    json!({
+        "file": file,
+        "level": summary.level_id,
         "seed": header.seed,
         "tick_hz": header.tick_hz,
         "seats": seats,
-        "result": verdict.map(|v| v.result.name()),
-        "score": state.score,
-        "target": fold.rules.level.target_score,
-        "stars": verdict.map_or(0, |v| v.stars),
-        "ticks": state.tick,
-        "longest_streak": state.longest_streak,
-        "counters": {"served": state.counters.served, "missed": state.counters.missed,
-                     "wasted": state.counters.wasted, "lost_items": state.counters.lost_items},
-        "verify": describe(&rerun.verdict),
-    });
-    if args.json {
-        println!("{summary}");
-    } else {
+        "result": summary.result.map(|r| r.name()),
+        "score": summary.score,
+        "target": summary.target,
+        "stars": summary.stars,
+        "ticks": summary.ticks,
+        "longest_streak": summary.longest_streak,
+        "counters": {"served": c.served, "missed": c.missed,
+                     "wasted": c.wasted, "lost_items": c.lost_items},
+        "verify": verify,
+    })
+}
+
+fn print_summary(header: &Header, summary: &RoundSummary, verify: &str) {
+    println!("level    {} ({})", summary.level_id, summary.level_name);
+    println!("seed     {}   tick_hz {}", header.seed, header.tick_hz);
+    for s in &header.seats {
+        let (score, dishes) = cook_figures(summary, s.seat);
         println!(
-            "level    {} ({})",
-            fold.rules.level.id, fold.rules.level.name
+            "seat {}   {} {:<16} {}  score {} dishes {}",
+            s.seat, s.player_id, s.name, s.color, score, dishes
         );
-        println!("seed     {}   tick_hz {}", header.seed, header.tick_hz);
-        for s in &header.seats {
-            let cook = state.cook(s.seat);
-            println!(
-                "seat {}   {} {:<16} {}  score {} dishes {}",
-                s.seat,
-                s.player_id,
-                s.name,
-                s.color,
-                cook.map_or(0, |c| c.score),
-                cook.map_or(0, |c| c.dishes_served)
-            );
-        }
-        println!(
-            "result   {}",
-            verdict.map_or("none (round not finished)", |v| v.result.name())
-        );
-        println!(
-            "score    {} / {}   stars {}",
-            state.score,
-            fold.rules.level.target_score,
-            verdict.map_or(0, |v| v.stars)
-        );
-        println!(
-            "ticks    {} ({:.2} s)",
-            state.tick,
-            state.tick as f64 / header.tick_hz as f64
-        );
-        let c = &state.counters;
-        println!(
-            "counters served {} missed {} wasted {} lost_items {}   longest streak {}",
-            c.served, c.missed, c.wasted, c.lost_items, state.longest_streak
-        );
-        println!("verify   {}", describe(&rerun.verdict));
     }
-    Ok(rerun.verdict.exit_code())
+    println!(
+        "result   {}",
+        summary
+            .result
+            .map_or("none (round not finished)", |r| r.name())
+    );
+    println!(
+        "score    {} / {}   stars {}",
+        summary.score, summary.target, summary.stars
+    );
+    println!(
+        "ticks    {} ({:.2} s)",
+        summary.ticks,
+        summary.ticks as f64 / header.tick_hz as f64
+    );
+    let c = &summary.counters;
+    println!(
+        "counters served {} missed {} wasted {} lost_items {}   longest streak {}",
+        c.served, c.missed, c.wasted, c.lost_items, summary.longest_streak
+    );
+    println!("verify   {verify}");
 }
 
 pub fn describe(v: &Verdict) -> String {

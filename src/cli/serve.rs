@@ -1,56 +1,31 @@
 //! `undercooked serve`: the live server (HTTP + WebSocket) until SIGINT/SIGTERM.
 
 use anyhow::Context;
-use std::path::PathBuf;
-use std::sync::Arc;
-use undercooked::server::config::{LogFormat, ServerConfig};
+use undercooked::levels::{Levels, load_dir};
+use undercooked::shared::config::{LogFormat, ServerArgs, ServerConfig};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Address to listen on (default 127.0.0.1:8000; env UNDERCOOKED_BIND).
-    #[arg(long)]
-    bind: Option<String>,
-    /// Where live rounds' replay files and the database go (default ./data; env UNDERCOOKED_DATA_DIR).
-    #[arg(long)]
-    data_dir: Option<PathBuf>,
-    /// The levels folder (default ./levels; env UNDERCOOKED_LEVELS_DIR).
-    #[arg(long = "levels")]
-    levels: Option<PathBuf>,
-    /// The history database (default sqlite://<data-dir>/undercooked.db; env UNDERCOOKED_DB).
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The history database (default sqlite://<data-dir>/undercooked.db).
     #[arg(long, env = "UNDERCOOKED_DB")]
     db: Option<String>,
-    /// Log lines as `human` or `json`.
-    #[arg(long, default_value = "human", value_parser = ["human", "json"])]
-    log_format: String,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let mut config = match ServerConfig::from_env(&|k| std::env::var(k).ok()) {
+    let config = match ServerConfig::try_from(args.server) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("undercooked: {e}");
             return Ok(2);
         }
     };
-    if let Some(b) = args.bind {
-        config.bind = b
-            .parse()
-            .with_context(|| format!("--bind {b:?} is not an address like 127.0.0.1:8000"))?;
+    if let Err(e) = init_tracing(config.log_format, &config.log_filter) {
+        eprintln!("undercooked: {e}");
+        return Ok(2);
     }
-    if let Some(d) = args.data_dir {
-        config.data_dir = d;
-    }
-    if let Some(l) = args.levels {
-        config.levels_dir = l;
-    }
-    config.log_format = if args.log_format == "json" {
-        LogFormat::Json
-    } else {
-        LogFormat::Human
-    };
-    init_tracing(config.log_format);
-
-    let levels = undercooked::levels::load_dir(&config.levels_dir)?;
+    let levels = load_dir(&config.levels_dir)?;
     if !levels.iter().any(|l| l.level.order > 0) {
         anyhow::bail!(
             "{} holds no campaign level (NN_name.toml with order > 0)",
@@ -65,22 +40,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         // shuts down cleanly instead of killing the process.
         let stop = shutdown_signal()?;
         let db = undercooked::store::db_location(args.db.as_deref(), &config.data_dir);
-        let store = undercooked::store::Store::open(&db).await?;
         let listener = listen(config.bind).with_context(|| format!("binding {}", config.bind))?;
         let addr = listener.local_addr()?;
-        let shared = undercooked::server::shared::Shared::new(config.clone(), levels);
-        shared.attach_history(store).await?;
-        tracing::info!(%addr, levels = shared.levels.len(), data_dir = %config.data_dir.display(), db = %db, "undercooked serving");
-        undercooked::server::run(listener, Arc::clone(&shared), stop).await;
+        let data_dir = config.data_dir.clone();
+        let shared = undercooked::server::open(config, Levels::new(levels), &db).await?;
+        tracing::info!(%addr, levels = shared.levels.all().len(), data_dir = %data_dir.display(), db = %db, "undercooked serving");
+        undercooked::server::run(listener, shared, stop).await;
         tracing::info!("stopped");
         anyhow::Ok(())
     })?;
     Ok(0)
 }
 
-fn init_tracing(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("UNDERCOOKED_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+/// Log lines to stderr, human or JSON, filtered by `--log` / `UNDERCOOKED_LOG`.
+fn init_tracing(format: LogFormat, filter: &str) -> Result<(), String> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| format!("UNDERCOOKED_LOG={filter:?} is not a log filter: {e}"))?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
@@ -88,6 +63,7 @@ fn init_tracing(format: LogFormat) {
         LogFormat::Json => builder.json().try_init(),
         LogFormat::Human => builder.try_init(),
     };
+    Ok(())
 }
 
 /// Registers SIGINT and SIGTERM now and returns the future that resolves on either.

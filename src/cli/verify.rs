@@ -3,6 +3,7 @@
 
 use super::replay::describe;
 use std::path::{Path, PathBuf};
+use undercooked::log::replay_files;
 use undercooked::verify::{Verdict, replay_bytes};
 
 #[derive(clap::Args, Debug)]
@@ -12,18 +13,12 @@ pub struct Args {
     paths: Vec<PathBuf>,
 }
 
+/// A file as itself; a folder as every replay file in it.
 fn files_of(path: &Path) -> Result<Vec<PathBuf>, String> {
     if !path.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
-    let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ucr"))
-        .collect();
-    files.sort();
-    Ok(files)
+    replay_files(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn run(args: Args) -> u8 {

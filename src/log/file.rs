@@ -7,8 +7,8 @@
 //! while a complete record whose checksum fails is *corruption*. The reader never panics.
 
 use super::records::Record;
-use std::fmt;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"UCREPLAY";
 pub const FORMAT_VERSION: u16 = 1;
@@ -65,7 +65,8 @@ impl<W: Write> ReplayWriter<W> {
 }
 
 /// Why a file cannot be read at all (verify's exit 2).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}byte {offset}: {reason}", record.map_or(String::new(), |n| format!("record {n} at ")))]
 pub struct Unreadable {
     pub offset: usize,
     /// The 0-based record number where it went wrong, when past the preamble.
@@ -73,12 +74,11 @@ pub struct Unreadable {
     pub reason: String,
 }
 
-impl fmt::Display for Unreadable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.record {
-            Some(n) => write!(f, "record {n} at byte {}: {}", self.offset, self.reason),
-            None => write!(f, "byte {}: {}", self.offset, self.reason),
-        }
+fn bad(offset: usize, record: Option<usize>, reason: impl Into<String>) -> Unreadable {
+    Unreadable {
+        offset,
+        record,
+        reason: reason.into(),
     }
 }
 
@@ -92,13 +92,38 @@ pub struct ReplayRead {
 
 /// Reads a whole replay. Corruption and foreign files are `Err`; a torn tail is not.
 pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
-    let bad = |offset, record, reason: String| Unreadable {
-        offset,
-        record,
-        reason,
-    };
+    check_preamble(bytes)?;
+    let mut records = Vec::new();
+    let mut at = PREAMBLE_LEN;
+    while at < bytes.len() {
+        let n = records.len();
+        let Some((record, len)) = read_record(&bytes[at..], at, n)? else {
+            return Ok(ReplayRead {
+                records,
+                torn_at: Some(at),
+            });
+        };
+        if (n == 0) != matches!(record, Record::Started(_)) {
+            let why = if n == 0 {
+                "the first record is not a Started header"
+            } else {
+                "a second Started header"
+            };
+            return Err(bad(at, Some(n), why));
+        }
+        records.push(record);
+        at += len;
+    }
+    Ok(ReplayRead {
+        records,
+        torn_at: None,
+    })
+}
+
+/// The magic, the format version and the reserved bytes.
+fn check_preamble(bytes: &[u8]) -> Result<(), Unreadable> {
     if bytes.is_empty() {
-        return Err(bad(0, None, "the file is empty".into()));
+        return Err(bad(0, None, "the file is empty"));
     }
     if bytes.len() < PREAMBLE_LEN {
         let is_prefix = MAGIC.starts_with(&bytes[..bytes.len().min(8)]);
@@ -107,10 +132,10 @@ pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
         } else {
             "not an Undercooked replay (bad magic)"
         };
-        return Err(bad(0, None, why.into()));
+        return Err(bad(0, None, why));
     }
     if &bytes[..8] != MAGIC {
-        return Err(bad(0, None, "not an Undercooked replay (bad magic)".into()));
+        return Err(bad(0, None, "not an Undercooked replay (bad magic)"));
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
     if version > FORMAT_VERSION {
@@ -124,83 +149,65 @@ pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
         return Err(bad(
             10,
             None,
-            "the reserved preamble bytes are not zero (corrupt or foreign)".into(),
+            "the reserved preamble bytes are not zero (corrupt or foreign)",
         ));
     }
     if version == 0 {
-        return Err(bad(8, None, "format version 0 does not exist".into()));
+        return Err(bad(8, None, "format version 0 does not exist"));
     }
-    let mut records = Vec::new();
-    let mut at = PREAMBLE_LEN;
-    while at < bytes.len() {
-        let n = records.len();
-        let rest = &bytes[at..];
-        // The length: a LEB128 varint of at most 4 bytes (MAX_RECORD_LEN fits in 4).
-        let mut len: u64 = 0;
-        let mut used = 0;
-        loop {
-            let Some(&byte) = rest.get(used) else {
-                return Ok(ReplayRead {
-                    records,
-                    torn_at: Some(at),
-                });
-            };
-            len |= ((byte & 0x7f) as u64) << (7 * used);
-            used += 1;
-            if byte & 0x80 == 0 {
-                break;
-            }
-            if used >= 4 {
-                return Err(bad(
-                    at,
-                    Some(n),
-                    "record length field is corrupt (too long)".into(),
-                ));
-            }
+    Ok(())
+}
+
+/// The record `n` at the start of `rest` (file offset `at`) and the bytes it takes, or
+/// `None` when the file ends inside it (a torn tail).
+fn read_record(rest: &[u8], at: usize, n: usize) -> Result<Option<(Record, usize)>, Unreadable> {
+    // The length: a LEB128 varint of at most 4 bytes (MAX_RECORD_LEN fits in 4).
+    let mut len: u64 = 0;
+    let mut used = 0;
+    loop {
+        let Some(&byte) = rest.get(used) else {
+            return Ok(None);
+        };
+        len |= ((byte & 0x7f) as u64) << (7 * used);
+        used += 1;
+        if byte & 0x80 == 0 {
+            break;
         }
-        if len > MAX_RECORD_LEN as u64 {
-            return Err(bad(
-                at,
-                Some(n),
-                format!("record length {len} is implausible (corrupt length field)"),
-            ));
+        if used >= 4 {
+            return Err(bad(at, Some(n), "record length field is corrupt (too long)"));
         }
-        let head = used + 4;
-        let end = head + len as usize;
-        if rest.len() < end {
-            return Ok(ReplayRead {
-                records,
-                torn_at: Some(at),
-            });
-        }
-        let crc = u32::from_le_bytes([rest[used], rest[used + 1], rest[used + 2], rest[used + 3]]);
-        let payload = &rest[head..end];
-        if crc32fast::hash(payload) != crc {
-            return Err(bad(
-                at,
-                Some(n),
-                "checksum mismatch (the record is corrupt)".into(),
-            ));
-        }
-        let record: Record =
-            match bincode::serde::decode_from_slice(payload, bincode::config::standard()) {
-                Ok((r, used)) if used == payload.len() => r,
-                Ok(_) => return Err(bad(at, Some(n), "record has trailing bytes".into())),
-                Err(e) => return Err(bad(at, Some(n), format!("record does not decode: {e}"))),
-            };
-        if (n == 0) != matches!(record, Record::Header(_)) {
-            let why = if n == 0 {
-                "the first record is not a Header"
-            } else {
-                "a second Header"
-            };
-            return Err(bad(at, Some(n), why.into()));
-        }
-        records.push(record);
-        at += end;
     }
-    Ok(ReplayRead {
-        records,
-        torn_at: None,
-    })
+    if len > MAX_RECORD_LEN as u64 {
+        return Err(bad(
+            at,
+            Some(n),
+            format!("record length {len} is implausible (corrupt length field)"),
+        ));
+    }
+    let head = used + 4;
+    let end = head + len as usize;
+    if rest.len() < end {
+        return Ok(None);
+    }
+    let crc = u32::from_le_bytes([rest[used], rest[used + 1], rest[used + 2], rest[used + 3]]);
+    let payload = &rest[head..end];
+    if crc32fast::hash(payload) != crc {
+        return Err(bad(at, Some(n), "checksum mismatch (the record is corrupt)"));
+    }
+    match bincode::serde::decode_from_slice(payload, bincode::config::standard()) {
+        Ok((record, used)) if used == payload.len() => Ok(Some((record, end))),
+        Ok(_) => Err(bad(at, Some(n), "record has trailing bytes")),
+        Err(e) => Err(bad(at, Some(n), format!("record does not decode: {e}"))),
+    }
+}
+
+/// Every replay file (`*.ucr`) in `dir`, sorted by name.
+pub fn replay_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ucr"))
+        .collect();
+    files.sort();
+    Ok(files)
 }

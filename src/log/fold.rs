@@ -1,30 +1,23 @@
 //! The fold: records in, kitchen states out.
 //!
 //! `RoundFold` is the one place where the log meets the sim. Input and seat records queue
-//! for their tick; a `Tick` record steps the sim over the queue; `End` closes the round.
+//! for their tick; a `TickClosed` record steps the sim over the queue; `Ended` closes the round.
 //! The live room feeds it records as it appends them, and `replay`/`verify` feed it a file:
 //! the same code, so the same frames. A record that does not fit (a tick out of order, an
-//! unknown seat, a record after `End`) is a `FoldError`, never a panic.
+//! unknown seat, a record after `Ended`) is a `FoldError`, never a panic.
 
 use super::records::{Header, Record};
 use crate::sim::events::EMOTES;
 use crate::sim::orders::conclude;
 use crate::sim::{
-    CookInput, Event, KitchenState, Level, RoundResult, Rules, SeatChange, TickInputs, step,
+    CookInput, Event, KitchenState, Level, RoundResult, Rules, SEATS, SeatChange, TickInputs, step,
 };
-use std::fmt;
 use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A record that does not fit the round so far, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct FoldError(pub String);
-
-impl fmt::Display for FoldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for FoldError {}
 
 /// What applying one record did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,10 +61,10 @@ impl RoundFold {
         let level = Level::parse(&header.level_file, &header.level_toml)
             .map_err(|e| FoldError(format!("embedded level: {e}")))?;
         let rules = Arc::new(Rules::new(level, header.tick_hz));
-        let mut ids = vec![String::new(); 4];
+        let mut ids = vec![String::new(); SEATS];
         let mut seats = Vec::new();
         for s in &header.seats {
-            if s.seat >= 4 || seats.iter().any(|&(seat, _)| seat == s.seat) {
+            if s.seat as usize >= SEATS || seats.iter().any(|&(seat, _)| seat == s.seat) {
                 return Err(FoldError(format!(
                     "header seat {} is out of range or repeated",
                     s.seat
@@ -103,7 +96,7 @@ impl RoundFold {
 
     fn check_record(&self, tick: u32, seat: Option<u8>, what: &str) -> Result<(), FoldError> {
         if self.ended.is_some() {
-            return Err(FoldError(format!("{what} after the End record")));
+            return Err(FoldError(format!("{what} after the Ended record")));
         }
         if tick != self.state.tick {
             return Err(FoldError(format!(
@@ -128,8 +121,8 @@ impl RoundFold {
         events: &mut Vec<Event>,
     ) -> Result<Applied, FoldError> {
         match record {
-            Record::Header(_) => Err(FoldError("a second Header".into())),
-            Record::Input {
+            Record::Started(_) => Err(FoldError("a second Started header".into())),
+            Record::InputAccepted {
                 tick,
                 seat,
                 seq,
@@ -137,9 +130,9 @@ impl RoundFold {
                 act,
                 face,
             } => {
-                self.check_record(*tick, Some(*seat), "Input")?;
+                self.check_record(*tick, Some(*seat), "InputAccepted")?;
                 if face.is_some_and(|f| f > 3) {
-                    return Err(FoldError(format!("Input face {face:?} is not 0-3")));
+                    return Err(FoldError(format!("InputAccepted face {face:?} is not 0-3")));
                 }
                 self.pending.inputs.push(CookInput {
                     seat: *seat,
@@ -150,16 +143,16 @@ impl RoundFold {
                 });
                 Ok(Applied::Queued)
             }
-            Record::Connect { tick, seat } => {
-                self.queue(*tick, *seat, "Connect", SeatChange::Connected(*seat))
+            Record::Connected { tick, seat } => {
+                self.queue(*tick, *seat, "Connected", SeatChange::Connected(*seat))
             }
-            Record::Disconnect { tick, seat } => {
-                self.queue(*tick, *seat, "Disconnect", SeatChange::Disconnected(*seat))
+            Record::Disconnected { tick, seat } => {
+                self.queue(*tick, *seat, "Disconnected", SeatChange::Disconnected(*seat))
             }
-            Record::Abandon { tick, seat } => {
-                self.queue(*tick, *seat, "Abandon", SeatChange::Abandoned(*seat))
+            Record::Abandoned { tick, seat } => {
+                self.queue(*tick, *seat, "Abandoned", SeatChange::Abandoned(*seat))
             }
-            Record::Emote { tick, seat, id } => {
+            Record::Emoted { tick, seat, id } => {
                 let index = EMOTES
                     .iter()
                     .position(|e| e == id)
@@ -167,34 +160,32 @@ impl RoundFold {
                 self.queue(
                     *tick,
                     *seat,
-                    "Emote",
+                    "Emoted",
                     SeatChange::Emoted(*seat, index as u8),
                 )
             }
-            Record::Resync { tick, seat, seq } => {
-                self.queue(*tick, *seat, "Resync", SeatChange::Resynced(*seat, *seq))
+            Record::Resynced { tick, seat, seq } => {
+                self.queue(*tick, *seat, "Resynced", SeatChange::Resynced(*seat, *seq))
             }
-            Record::Tick { tick, state_hash } => {
-                self.check_record(*tick, None, "Tick")?;
+            Record::TickClosed { tick, state_hash } => {
+                self.check_record(*tick, None, "TickClosed")?;
                 let hash = self.close_tick(events)?;
                 Ok(Applied::Stepped {
                     hash_matches: hash == *state_hash,
                 })
             }
-            Record::Frames { .. } => {
+            Record::FramesSent { .. } => {
                 if self.ended.is_some() {
-                    return Err(FoldError("Frames after the End record".into()));
+                    return Err(FoldError("FramesSent after the Ended record".into()));
                 }
                 Ok(Applied::Queued)
             }
-            Record::End { tick, result } => {
-                self.check_record(*tick, None, "End")?;
-                let result = RoundResult::parse(result).ok_or_else(|| {
-                    FoldError(format!("End result {result:?} is not won/lost/aborted"))
-                })?;
+            Record::Ended { tick, result } => {
+                self.check_record(*tick, None, "Ended")?;
+                let result = *result;
                 if !self.pending.inputs.is_empty() || !self.pending.seat_changes.is_empty() {
                     return Err(FoldError(
-                        "End with records still queued for an unclosed tick".into(),
+                        "Ended with records still queued for an unclosed tick".into(),
                     ));
                 }
                 if self.state.verdict.is_none() && result == RoundResult::Aborted {
@@ -213,32 +204,15 @@ impl RoundFold {
         }
     }
 
-    /// Whether an input would change nothing at all: no press, no input of the seat queued
-    /// this tick, and the same move intent and facing the cook already has (a keep-alive).
-    /// Such inputs are not written to the log; the fold would ignore them anyway.
-    pub fn input_is_noop(&self, seat: u8, mv: (i16, i16), act: bool, face: Option<u8>) -> bool {
-        if act || self.pending.inputs.iter().any(|i| i.seat == seat) {
-            return false;
-        }
-        let Some(cook) = self.state.cook(seat) else {
-            return false;
-        };
-        let intent = crate::sim::movement::clamp_intent(mv.0 as i32, mv.1 as i32);
-        let facing = face
-            .or_else(|| crate::sim::movement::facing_of(intent))
-            .unwrap_or(cook.facing);
-        cook.active() && cook.intent == intent && cook.facing == facing
-    }
-
     /// Closes the current tick: steps the sim over what was queued for it and returns the
-    /// new state's hash (what a `Tick` record carries).
+    /// new state's hash (what a `TickClosed` record carries).
     pub fn close_tick(&mut self, events: &mut Vec<Event>) -> Result<u64, FoldError> {
         if self.ended.is_some() {
-            return Err(FoldError("Tick after the End record".into()));
+            return Err(FoldError("TickClosed after the Ended record".into()));
         }
         if self.state.verdict.is_some() {
             return Err(FoldError(format!(
-                "Tick {} after the verdict",
+                "TickClosed {} after the verdict",
                 self.state.tick
             )));
         }

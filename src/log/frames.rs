@@ -3,7 +3,7 @@
 //! All of a round's frames form one raw-deflate stream, each frame's JSON followed by a
 //! newline (JSON never contains a raw one, so the split is exact). The stream is cut into
 //! blocks at sync-flush points (the live room writes one block a second, with its flush):
-//! each `Frames` record holds the bytes of one block, and a reader inflates the blocks in
+//! each `FramesSent` record holds the bytes of one block, and a reader inflates the blocks in
 //! order. Sharing one stream lets every block reuse the window of the seconds before it,
 //! which is what keeps a 150 s round's frames small (deflate via flate2, pure Rust).
 

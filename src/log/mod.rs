@@ -9,6 +9,6 @@ pub mod fold;
 pub mod frames;
 pub mod records;
 
-pub use file::{ReplayWriter, read_replay};
+pub use file::{ReplayWriter, read_replay, replay_files};
 pub use fold::{Applied, FoldError, RoundFold};
-pub use records::{Header, Record, SeatEntry};
+pub use records::{Accepted, Header, PALETTE, Record, SeatEntry, player_id};

@@ -5,6 +5,7 @@
 //! so a replay can rebuild every frame. Player ids are opaque (`c0`..`c3`) and each seat
 //! carries a non-secret session id; no token is ever written here.
 
+use crate::sim::RoundResult;
 use serde::{Deserialize, Serialize};
 
 /// One seat as the round started.
@@ -38,11 +39,14 @@ pub struct Header {
     pub started_unix_s: u64,
 }
 
+/// A fact of the round, in the order it happened. Bincode stores a variant's index, not
+/// its name: new variants go at the end, and these may never be reordered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Record {
-    Header(Header),
-    /// An accepted `input`, quantized, stamped with the server tick it arrived in.
-    Input {
+    /// The round started with this header (always the first record).
+    Started(Header),
+    /// An `input` was accepted, quantized, stamped with the server tick it arrived in.
+    InputAccepted {
         tick: u32,
         seat: u8,
         seq: u64,
@@ -50,44 +54,46 @@ pub enum Record {
         act: bool,
         face: Option<u8>,
     },
-    Connect {
+    Connected {
         tick: u32,
         seat: u8,
     },
-    Disconnect {
+    Disconnected {
         tick: u32,
         seat: u8,
     },
-    Abandon {
+    Abandoned {
         tick: u32,
         seat: u8,
     },
-    Emote {
+    Emoted {
         tick: u32,
         seat: u8,
         id: String,
     },
-    Resync {
+    /// A stale `seq` was refused; the seat was told where the server's counter stands.
+    Resynced {
         tick: u32,
         seat: u8,
         seq: u64,
     },
     /// Tick `tick` closed: its records were folded and the state hashed to `state_hash`.
-    Tick {
+    TickClosed {
         tick: u32,
         #[serde(with = "fixed_u64")]
         state_hash: u64,
     },
-    /// The next block of the round's deflated frame stream: the player audience's `snap`
-    /// frames of passes `first_pass..` (see `frames`).
-    Frames {
+    /// The next block of the round's deflated frame stream was sent: the player audience's
+    /// `snap` frames of passes `first_pass..` (see `frames`).
+    FramesSent {
         first_pass: u32,
         deflated: Vec<u8>,
     },
-    /// The round is over: `result` is `won`, `lost` or `aborted`.
-    End {
+    /// The round ended `won`, `lost` or `aborted` (stored as that word).
+    Ended {
         tick: u32,
-        result: String,
+        #[serde(with = "result_word")]
+        result: RoundResult,
     },
 }
 
@@ -95,17 +101,88 @@ impl Record {
     /// A short name for messages.
     pub fn name(&self) -> &'static str {
         match self {
-            Record::Header(_) => "Header",
-            Record::Input { .. } => "Input",
-            Record::Connect { .. } => "Connect",
-            Record::Disconnect { .. } => "Disconnect",
-            Record::Abandon { .. } => "Abandon",
-            Record::Emote { .. } => "Emote",
-            Record::Resync { .. } => "Resync",
-            Record::Tick { .. } => "Tick",
-            Record::Frames { .. } => "Frames",
-            Record::End { .. } => "End",
+            Record::Started(_) => "Started",
+            Record::InputAccepted { .. } => "InputAccepted",
+            Record::Connected { .. } => "Connected",
+            Record::Disconnected { .. } => "Disconnected",
+            Record::Abandoned { .. } => "Abandoned",
+            Record::Emoted { .. } => "Emoted",
+            Record::Resynced { .. } => "Resynced",
+            Record::TickClosed { .. } => "TickClosed",
+            Record::FramesSent { .. } => "FramesSent",
+            Record::Ended { .. } => "Ended",
         }
+    }
+}
+
+/// What a seat did, as the room (or a bot team) accepted it for the current tick. `Round`
+/// stamps it with that tick, so nobody builds a record with a tick of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Accepted {
+    Input {
+        seat: u8,
+        seq: u64,
+        mv: (i16, i16),
+        act: bool,
+        face: Option<u8>,
+    },
+    Connected(u8),
+    Disconnected(u8),
+    Abandoned(u8),
+    Emoted { seat: u8, id: String },
+    Resynced { seat: u8, seq: u64 },
+}
+
+impl Accepted {
+    /// The record of this at `tick`.
+    pub fn at(self, tick: u32) -> Record {
+        match self {
+            Accepted::Input {
+                seat,
+                seq,
+                mv,
+                act,
+                face,
+            } => Record::InputAccepted {
+                tick,
+                seat,
+                seq,
+                mv,
+                act,
+                face,
+            },
+            Accepted::Connected(seat) => Record::Connected { tick, seat },
+            Accepted::Disconnected(seat) => Record::Disconnected { tick, seat },
+            Accepted::Abandoned(seat) => Record::Abandoned { tick, seat },
+            Accepted::Emoted { seat, id } => Record::Emoted { tick, seat, id },
+            Accepted::Resynced { seat, seq } => Record::Resynced { tick, seat, seq },
+        }
+    }
+}
+
+/// The opaque player id frames carry for a seat (`c0`..`c3`).
+pub fn player_id(seat: u8) -> String {
+    format!("c{seat}")
+}
+
+/// The seat colours, by seat (spectators take them in join order).
+pub const PALETTE: [&str; crate::sim::SEATS] = ["#e4572e", "#29a5e3", "#76b041", "#ffc914"];
+
+/// A round's result is written as its word (`won`), as it always was, so files written
+/// before the type existed read the same.
+mod result_word {
+    use crate::sim::RoundResult;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &RoundResult, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(r.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RoundResult, D::Error> {
+        let word = String::deserialize(d)?;
+        RoundResult::parse(&word).ok_or_else(|| {
+            serde::de::Error::custom(format!("result {word:?} is not won/lost/aborted"))
+        })
     }
 }
 

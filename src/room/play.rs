@@ -1,24 +1,23 @@
-//! The round as the room plays it: countdown's end, the tick, inputs and their discipline,
-//! encode-once fan-out, the verdict and the `round` frame.
+//! A round being played: its start after the countdown, inputs and their discipline, the
+//! tick, and the fan-out of each pass.
 //!
-//! The room appends records to the `Round` (the fold + the replay file) and calls its
-//! `close_tick` once per tick; every game rule lives in the sim. A tick that panics is caught
-//! here: the round is logged as aborted, this room's players are told (`internal`), and the
-//! rest of the server goes on.
+//! The room appends what it accepted to the `Round` (the fold + the replay file) and calls
+//! its `close_tick` once per tick; every game rule lives in the sim. A pass's frame is
+//! encoded once per audience and leaves as one shared buffer: the players' frame (and, for
+//! a connection that must start over, a full frame of the same pass) every pass, the
+//! spectators' own chain every second pass. A tick that panics is caught here and ends in
+//! `verdict`'s crash path; the rest of the server goes on.
 
-use super::{Finished, Room};
-use crate::log::{Header, Record, SeatEntry};
+use super::Room;
+use super::phase::Phase;
+use crate::log::{Accepted, Header, SeatEntry, player_id};
 use crate::round::Round;
-use crate::sim::Event;
-use crate::sim::movement::facing_of;
+use crate::shared::census::Census;
+use crate::shared::conn::Frame;
 use crate::store::chain::{Batch, Must};
-use crate::store::history::{RoundMeta, RoundOutcome, event_rows};
-use crate::wire::SnapEncoder;
-use crate::wire::messages::{
-    InputMsg, PROTOCOL_VERSION, PlayerScoreWire, Refusal, RoomState, ServerMsg, close, code,
-    quantize_move, snap_frame,
-};
-use crate::wire::snapshot::encode_full;
+use crate::store::rows::{RoundMeta, event_rows};
+use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
+use crate::wire::{PassEncoder, SnapFrame};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
@@ -26,77 +25,49 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-/// An accepted input waiting for its tick.
-struct Queued {
-    seat: u8,
-    record: Record,
-}
+/// Inputs one seat may have waiting for a tick before its oldest is dropped.
+const INPUTS_PER_SEAT_PER_TICK: usize = 4;
 
-pub(crate) struct Play {
+pub(super) struct Play {
     pub round: Round<BufWriter<File>>,
     pub path: PathBuf,
-    queue: Vec<Queued>,
-    /// Events since the spectators' last pass.
-    spect_events: Vec<Event>,
-    spect: SnapEncoder,
+    /// Accepted inputs waiting for the tick, with their seat.
+    queue: Vec<(u8, Accepted)>,
+    /// The spectators' chain (they see every second pass).
+    spectators: PassEncoder,
     passes: u64,
     last_flush: Instant,
     seated: usize,
     events_dropped_seen: u64,
     /// The history's view of this round, and its count of batches not yet written.
-    meta: Arc<RoundMeta>,
+    pub meta: Arc<RoundMeta>,
     pending: Arc<AtomicUsize>,
 }
 
 impl Play {
-    /// Appends a seat record (connect, drop, abandon, emote, resync) for the current tick.
-    pub(crate) fn append_seat(&mut self, mut record: Record) {
-        if self.round.fold.state.verdict.is_some() {
+    /// Appends a seat change for the current tick (a decided round takes no more).
+    pub fn record(&mut self, accepted: Accepted) {
+        if self.round.decided() {
             return;
         }
-        let tick = self.round.fold.state.tick;
-        match &mut record {
-            Record::Connect { tick: t, .. }
-            | Record::Disconnect { tick: t, .. }
-            | Record::Abandon { tick: t, .. } => *t = tick,
-            Record::Emote { tick: t, .. } | Record::Resync { tick: t, .. } => *t = tick,
-            _ => {}
-        }
-        if let Err(e) = self.round.append(record) {
+        if let Err(e) = self.round.append(accepted) {
             tracing::warn!(path = %self.path.display(), error = %e, "a seat record was refused by the round log");
         }
     }
 }
 
 impl Room {
-    pub(crate) fn start_round(&mut self) {
-        let shared = self.shared.clone();
-        let Some(source) = self
-            .level
-            .as_deref()
-            .and_then(|id| shared.level(id))
-            .cloned()
-        else {
-            self.state = RoomState::Lobby;
-            self.broadcast(&ServerMsg::err(&Refusal::new(
-                code::WRONG_STATE,
-                "no_level: pick a level first",
-            )));
-            return;
-        };
-        self.round_no += 1;
-        let seed = u64::from_str_radix(&crate::sessions::random_hex(8), 16).unwrap_or(0);
-        let started_unix_s = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let seats: Vec<SeatEntry> = self
+    /// The header of the round about to start: the level's text, a fresh seed, the seats.
+    fn round_header(&self, file_name: &str, text: &str, started_unix_s: u64) -> Header {
+        let seats = self
             .seats
+            .list
             .iter()
             .enumerate()
             .filter_map(|(i, s)| {
                 s.as_ref().map(|s| SeatEntry {
                     seat: i as u8,
-                    player_id: format!("c{i}"),
+                    player_id: player_id(i as u8),
                     name: s.name.clone(),
                     color: s.color.to_string(),
                     session_id: s.session_id.clone(),
@@ -104,135 +75,137 @@ impl Room {
                 })
             })
             .collect();
-        let header = Header {
+        Header {
             format_version: crate::log::file::FORMAT_VERSION,
             sim_version: crate::sim::SIM_VERSION,
-            protocol_version: PROTOCOL_VERSION,
-            level_file: source.file_name.clone(),
-            level_toml: source.text.clone(),
-            seed,
-            tick_hz: shared.config.tick_hz,
-            snapshot_hz: shared.config.snapshot_hz,
+            protocol_version: crate::PROTOCOL_VERSION,
+            level_file: file_name.to_string(),
+            level_toml: text.to_string(),
+            seed: getrandom::u64().expect("the OS random number generator is available"),
+            tick_hz: self.shared.config.tick_hz,
+            snapshot_hz: self.shared.config.snapshot_hz,
             seats,
             room_code: self.code.clone(),
             round_no: self.round_no,
             started_unix_s,
+        }
+    }
+
+    /// COUNTDOWN → PLAYING: the round's file opens, the history hears of it, and the first
+    /// pass goes out. A level that is gone or a file that cannot be written sends the room
+    /// back to the lobby with the reason.
+    pub(super) fn start_round(&mut self) {
+        let shared = self.shared.clone();
+        let Some(source) = self.level.as_deref().and_then(|id| shared.levels.get(id)) else {
+            self.phase = Phase::Lobby;
+            let why = super::lobby::NotStartable::NoLevel.message();
+            self.broadcast(&Frame::from(&super::err(code::WRONG_STATE, why)));
+            return;
         };
-        let dir = shared.config.data_dir.join("replays");
-        let path = dir.join(format!(
-            "{}-{}-{}.ucr",
-            self.code, self.round_no, started_unix_s
-        ));
-        let seated = header.seats.len();
+        self.round_no += 1;
+        let started_unix_s = crate::store::unix_now().max(0) as u64;
+        let header = self.round_header(&source.file_name, &source.text, started_unix_s);
         let round_key = format!("{}-{}-{}", self.code, self.round_no, started_unix_s);
+        let dir = shared.config.data_dir.join("replays");
+        let path = dir.join(format!("{round_key}.ucr"));
+        let seated = header.seats.len();
         let meta = Arc::new(RoundMeta::of(
             &round_key,
             &header,
             &source.level,
             &path.display().to_string(),
         ));
-        let opened = std::fs::create_dir_all(&dir).and_then(|_| File::create(&path));
-        let started = opened
+        let started = std::fs::create_dir_all(&dir)
+            .and_then(|_| File::create(&path))
             .map_err(|e| e.to_string())
             .and_then(|f| Round::start(header, BufWriter::new(f)).map_err(|e| e.to_string()));
         let (round, first) = match started {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(room = %self.code, path = %path.display(), error = %e, "the round could not start");
-                self.state = RoomState::Lobby;
-                self.broadcast(&ServerMsg::err(&Refusal::new(
-                    code::INTERNAL,
-                    "the round could not start (the server could not write its log)",
-                )));
+                self.phase = Phase::Lobby;
+                let why = "the round could not start (the server could not write its log)";
+                self.broadcast(&Frame::from(&super::err(code::INTERNAL, why)));
                 return;
             }
         };
         tracing::info!(room = %self.code, round = self.round_no, level = %source.level.id, path = %path.display(), "round started");
-        shared.stats.rounds_started.fetch_add(1, Relaxed);
-        self.play = Some(Play {
+        Census::count(&shared.census.rounds_started);
+        if let Some(chain) = shared.chain() {
+            chain.must(Must::Begin(meta.clone()));
+        }
+        self.phase = Phase::Playing(Box::new(Play {
             round,
             path,
             queue: Vec::new(),
-            spect_events: Vec::new(),
-            spect: SnapEncoder::new(),
+            spectators: PassEncoder::new(),
             passes: 0,
             last_flush: Instant::now(),
             seated,
             events_dropped_seen: 0,
-            meta: meta.clone(),
+            meta,
             pending: Arc::new(AtomicUsize::new(0)),
-        });
-        if let Some(chain) = shared.chain() {
-            chain.must(Must::Begin(meta));
-        }
-        self.state = RoomState::Playing;
-        self.fan_out(&first);
+        }));
+        self.fan_out(first);
     }
 
-    /// An `input` from a seated connection: the seq discipline, the clamp, the per-tick queue.
-    pub(crate) fn input(&mut self, conn: u64, seat: u8, input: InputMsg) {
-        let shared = self.shared.clone();
-        let stats = &shared.stats;
-        let Some(c) = self.conn_mut(conn) else { return };
+    /// An `input` from a seated connection: the seq discipline, then the per-tick queue.
+    /// The move is quantized for the log; the facing the client asked for is passed on
+    /// as it is (the sim derives one from the move when there is none).
+    pub(super) fn input(&mut self, conn: u64, seat: u8, input: InputMsg) {
+        let census = &self.shared.census;
+        let Some(c) = self.seats.conn_mut(conn) else {
+            return;
+        };
         if input.seq == c.last_seq {
             return; // an idempotent resend
         }
         if input.seq < c.last_seq {
             let last = c.last_seq;
-            stats.stale_seqs.fetch_add(1, Relaxed);
+            Census::count(&census.stale_seqs);
             let refusal = Refusal {
                 code: code::BAD_FIELD,
                 msg: format!("input.seq {} is behind {last}: resync", input.seq),
                 seq: Some(input.seq),
             };
             self.send_to(conn, &ServerMsg::err(&refusal));
-            if let Some(play) = self.play.as_mut() {
-                play.append_seat(Record::Resync {
-                    tick: 0,
-                    seat,
-                    seq: last,
-                });
-            }
+            self.record(Accepted::Resynced { seat, seq: last });
             return;
         }
         if input.seq - c.last_seq > 3 {
-            stats.input_gaps.fetch_add(1, Relaxed);
+            Census::count(&census.input_gaps);
         }
         c.last_seq = input.seq;
         if input.clamped {
-            stats.clamped_moves.fetch_add(1, Relaxed);
+            Census::count(&census.clamped_moves);
         }
-        let Some(play) = self.play.as_mut() else {
+        let Phase::Playing(play) = &mut self.phase else {
             return;
         };
-        let mv = quantize_move(input.mv);
-        let face = input.face.or_else(|| facing_of(mv));
-        let tick = play.round.fold.state.tick;
-        let record = Record::Input {
-            tick,
-            seat,
-            seq: input.seq,
-            mv,
-            act: input.act,
-            face,
-        };
-        let capacity = 4 * play.seated.max(1);
-        if play.queue.len() >= capacity {
-            stats.inputs_dropped.fetch_add(1, Relaxed);
-            match play.queue.iter().position(|q| q.seat == seat) {
+        if play.queue.len() >= INPUTS_PER_SEAT_PER_TICK * play.seated.max(1) {
+            Census::count(&census.inputs_dropped);
+            match play.queue.iter().position(|(s, _)| *s == seat) {
                 Some(oldest) => {
                     play.queue.remove(oldest);
                 }
                 None => return, // one spammer cannot clear another player's tick
             }
         }
-        play.queue.push(Queued { seat, record });
-        stats.inputs_received.fetch_add(1, Relaxed);
+        let accepted = Accepted::Input {
+            seat,
+            seq: input.seq,
+            mv: quantize_move(input.mv),
+            act: input.act,
+            face: input.face,
+        };
+        play.queue.push((seat, accepted));
+        Census::count(&census.inputs_received);
     }
 
-    /// One tick of a playing room.
-    pub(crate) fn tick(&mut self) {
-        let Some(play) = self.play.as_mut() else {
+    /// One tick of a playing room: the queued inputs folded, the tick closed, its events
+    /// to the history, the replay flushed once a second, the pass fanned out.
+    pub(super) fn tick(&mut self) {
+        let Phase::Playing(play) = &mut self.phase else {
             return;
         };
         let inject_panic = std::mem::take(&mut self.panic_next);
@@ -241,8 +214,8 @@ impl Room {
             if inject_panic {
                 panic!("injected tick panic (test mode)");
             }
-            for q in queue {
-                play.round.append(q.record)?;
+            for (_, accepted) in queue {
+                play.round.append(accepted)?;
             }
             play.round.close_tick()
         }));
@@ -259,22 +232,21 @@ impl Room {
                 return;
             }
         };
+        let shared = &self.shared;
         if !closed.events.is_empty()
-            && let Some(chain) = self.shared.chain()
+            && let Some(chain) = shared.chain()
         {
-            let tick = play.round.fold.state.tick - 1;
-            let rows = event_rows(&closed.events, tick, &play.round.fold.ids);
             chain.submit(Batch {
                 meta: play.meta.clone(),
-                tick,
-                rows,
+                tick: closed.tick,
+                rows: event_rows(&closed.events, closed.tick, &play.round.fold().ids),
                 pending: play.pending.clone(),
             });
         }
-        play.spect_events.extend(closed.events);
-        let dropped = play.round.events_dropped();
-        self.shared
-            .stats
+        play.spectators.note(&closed.events);
+        let dropped = play.round.players().events_dropped();
+        shared
+            .census
             .events_dropped
             .fetch_add(dropped - play.events_dropped_seen, Relaxed);
         play.events_dropped_seen = dropped;
@@ -284,234 +256,67 @@ impl Room {
                 tracing::warn!(room = %self.code, error = %e, "flushing the replay failed");
             }
         }
-        if let Some(raw) = closed.frame {
-            self.fan_out(&raw);
+        let decided = play.round.decided();
+        if let Some(frame) = closed.frame {
+            self.fan_out(frame);
         }
-        if self
-            .play
-            .as_ref()
-            .is_some_and(|p| p.round.fold.state.verdict.is_some())
-        {
+        if decided {
             self.end_round(false);
         }
     }
 
     /// One player pass: the shared frame to every seat (a full one to connections that need
     /// it), and every second pass the spectators' own chain.
-    fn fan_out(&mut self, raw: &str) {
-        let shared = self.shared.clone();
-        let Some(play) = self.play.as_mut() else {
+    fn fan_out(&mut self, frame: SnapFrame) {
+        let Phase::Playing(play) = &mut self.phase else {
             return;
         };
+        let census = &self.shared.census;
         play.passes += 1;
-        let text: Arc<str> = Arc::from(snap_frame(raw));
-        let mut full: Option<Arc<str>> = None;
-        let ids = &play.round.fold.ids;
-        // The pass's own view and events, as the round encoded them: full frames and the
-        // spectators' chain reuse them instead of projecting the state again.
-        let (view, pass_events) = play.round.last_pass();
-        let Some(view) = view else { return };
-        let mut full_frame = || {
-            full.get_or_insert_with(|| Arc::from(snap_frame(&encode_full(view, pass_events, ids))))
-                .clone()
-        };
-        for seat in self.seats.iter_mut().flatten() {
-            if let Some(conn) = seat.conn.as_mut() {
-                if conn.needs_full {
-                    conn.needs_full = false;
-                    Room::push(&shared, conn, &full_frame(), true);
-                } else {
-                    Room::push(&shared, conn, &text, true);
-                }
-            }
-        }
-        if play.passes % 2 == 1 && !self.spectators.is_empty() {
-            let events = std::mem::take(&mut play.spect_events);
-            let spect_text: Arc<str> =
-                Arc::from(snap_frame(&play.spect.encode(view.clone(), &events, ids)));
-            let mut spect_full: Option<Arc<str>> = None;
-            for s in self.spectators.iter_mut() {
-                if s.conn.needs_full {
-                    s.conn.needs_full = false;
-                    let f = spect_full
-                        .get_or_insert_with(|| {
-                            Arc::from(snap_frame(&encode_full(view, &events, ids)))
-                        })
-                        .clone();
-                    Room::push(&shared, &mut s.conn, &f, true);
-                } else {
-                    Room::push(&shared, &mut s.conn, &spect_text, true);
-                }
-            }
-        } else if self.spectators.is_empty() {
-            play.spect_events.clear();
-        }
-    }
-
-    /// Writes the round's end and moves to ROUND_END (the `round` frame follows the settle).
-    pub(crate) fn end_round(&mut self, shutdown: bool) {
-        let Some(play) = self.play.take() else { return };
-        let shared = self.shared.clone();
-        let state = play.round.fold.state.clone();
-        let rules = play.round.fold.rules.clone();
-        let ids = play.round.fold.ids.clone();
-        let path = play.path.clone();
-        let seed = play.round.fold.header.seed;
-        let play_meta = play.meta.clone();
-        let result = match play.round.finish() {
-            Ok((_, result)) => Some(result),
-            Err(e) => {
-                tracing::error!(room = %self.code, path = %path.display(), error = %e, "the round's end could not be written");
-                None
-            }
-        };
-        let result = result.or(state.verdict.map(|v| v.result));
-        let won = result == Some(crate::sim::RoundResult::Won);
-        let aborted = result != Some(crate::sim::RoundResult::Won)
-            && result != Some(crate::sim::RoundResult::Lost);
-        if aborted {
-            shared.stats.rounds_aborted.fetch_add(1, Relaxed);
-        } else {
-            shared.stats.rounds_completed.fetch_add(1, Relaxed);
-        }
-        tracing::info!(room = %self.code, round = self.round_no, result = ?result.map(|r| r.name()), score = state.score, shutdown, "round ended");
-        let order = rules.level.order;
-        if won {
-            let next = shared.level_after(order).map_or(order, |l| l.level.order);
-            for seat in self.seats.iter().flatten() {
-                shared.sessions.unlock(&seat.token, next);
-            }
-        }
-        let players = state
-            .cooks
-            .iter()
-            .map(|c| PlayerScoreWire {
-                id: ids.get(c.seat as usize).cloned().unwrap_or_default(),
-                name: self
-                    .seats
-                    .get(c.seat as usize)
-                    .and_then(|s| s.as_ref())
-                    .map_or_else(|| format!("Cook {}", c.seat + 1), |s| s.name.clone()),
-                score: c.score,
-                dishes_served: c.dishes_served,
-                missed_contrib: c.missed_contrib,
-            })
-            .collect();
-        let ticks_left = state.ticks_left(&rules);
-        let msg = ServerMsg::Round {
-            p: PROTOCOL_VERSION,
-            result: result.map(|r| r.name()),
-            score: state.score,
-            target: rules.level.target_score,
-            stars: state.verdict.map_or(0, |v| v.stars),
-            time_left: (ticks_left as f64 / rules.tick_hz as f64 * 100.0).round() / 100.0,
-            counters: serde_json::json!({
-                "served": state.counters.served, "missed": state.counters.missed,
-                "wasted": state.counters.wasted, "lost_items": state.counters.lost_items,
-            }),
-            longest_streak: state.longest_streak,
-            players,
-            level_id: rules.level.id.clone(),
-            seed,
-            ticks: state.tick,
-            unlocked: None,
-        };
-        if let Some(chain) = shared.chain() {
-            let unlock = won.then(|| shared.level_after(order).map_or(order, |l| l.level.order));
-            chain.must(Must::Finish {
-                meta: play_meta.clone(),
-                outcome: RoundOutcome::of(
-                    &play_meta.round_key,
-                    &rules,
-                    &state,
-                    result.map_or("aborted", |r| r.name()),
-                    crate::store::unix_now(),
-                    unlock,
-                ),
-                outbox: None,
-            });
-        }
-        self.finished = Some(Finished {
-            msg,
-            level_order: order,
-            won,
-        });
-        self.state = RoomState::RoundEnd;
-        self.phase_at =
-            Instant::now() + Duration::from_secs(crate::wire::messages::limits::SETTLE_S);
-        self.round_frame_sent = false;
-        if shutdown {
-            self.send_round_frames();
-        }
-    }
-
-    /// The `round` frame to every connection, each with its own `unlocked`.
-    pub(crate) fn send_round_frames(&mut self) {
-        self.round_frame_sent = true;
-        let Some(finished) = self.finished.as_ref() else {
-            return;
-        };
-        let ServerMsg::Round { .. } = &finished.msg else {
-            return;
-        };
-        let order = finished.level_order;
-        let won = finished.won;
-        let base = finished.msg.clone();
-        for (conn, token) in self.viewers() {
-            let unlocked = self.shared.sessions.get(&token).map_or(1, |s| s.unlocked);
-            let next = if won && unlocked > order {
-                self.shared.level_after(order)
-            } else {
-                self.shared.level_with_order(order)
+        let delta = Frame::from(frame.into_text());
+        let ids = &play.round.fold().ids;
+        let players = play.round.players();
+        let mut full: Option<Option<Frame>> = None;
+        for seat in self.seats.list.iter_mut().flatten() {
+            let Some(conn) = seat.conn.as_mut() else {
+                continue;
             };
-            let mut msg = base.clone();
-            if let ServerMsg::Round { unlocked, .. } = &mut msg {
-                *unlocked = next.map(|l| l.level.id.clone());
+            if conn.needs_full {
+                conn.needs_full = false;
+                if let Some(f) = full.get_or_insert_with(|| whole(players, ids)) {
+                    Room::push(census, conn, f, true);
+                }
+            } else {
+                Room::push(census, conn, &delta, true);
             }
-            self.send_to(conn, &msg);
+        }
+        let spectators = &mut self.seats.spectators;
+        if spectators.is_empty() {
+            play.spectators.forget_unsent();
+            return;
+        }
+        if play.passes % 2 == 0 {
+            return;
+        }
+        let Some(view) = players.last_view() else {
+            return;
+        };
+        let chain = Frame::from(play.spectators.pass(view.clone(), ids).into_text());
+        let mut spect_full: Option<Option<Frame>> = None;
+        for s in spectators.iter_mut() {
+            if s.conn.needs_full {
+                s.conn.needs_full = false;
+                if let Some(f) = spect_full.get_or_insert_with(|| whole(&play.spectators, ids)) {
+                    Room::push(census, &mut s.conn, f, true);
+                }
+            } else {
+                Room::push(census, &mut s.conn, &chain, true);
+            }
         }
     }
+}
 
-    /// A tick that failed: the round is logged as aborted, the players are told, the room
-    /// closes. The rest of the server is untouched.
-    fn crash(&mut self, why: &str) {
-        if let Some(play) = self.play.take() {
-            let path = play.path.clone();
-            // The history gets the round as aborted too (its result is never dropped).
-            if let Some(chain) = self.shared.chain() {
-                chain.must(Must::Finish {
-                    meta: play.meta.clone(),
-                    outcome: RoundOutcome::of(
-                        &play.meta.round_key,
-                        &play.round.fold.rules,
-                        &play.round.fold.state,
-                        "aborted",
-                        crate::store::unix_now(),
-                        None,
-                    ),
-                    outbox: None,
-                });
-            }
-            let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                play.round.finish().map(|_| ())
-            }));
-            if !matches!(finished, Ok(Ok(()))) {
-                tracing::error!(room = %self.code, path = %path.display(), "the aborted round's end could not be written");
-            }
-        }
-        self.shared.stats.rounds_aborted.fetch_add(1, Relaxed);
-        let shared = self.shared.clone();
-        let msg = ServerMsg::err(&Refusal::new(
-            code::INTERNAL,
-            format!("{why}; this room is closed"),
-        ));
-        for conn in self.conns_mut() {
-            Room::refuse(&shared, &conn.tx, &msg, close::ROOM_GONE);
-        }
-        for seat in self.seats.iter_mut() {
-            *seat = None;
-        }
-        self.spectators.clear();
-        self.state = RoomState::Closed;
-    }
+/// A full frame of an audience's last pass, as shared bytes.
+fn whole(audience: &PassEncoder, ids: &[String]) -> Option<Frame> {
+    audience.full(ids).map(|f| Frame::from(f.into_text()))
 }

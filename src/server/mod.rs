@@ -1,19 +1,45 @@
 //! The network side: HTTP routes, the WebSocket connection task, and `run`.
 //!
-//! `run(listener, shared, shutdown)` serves until `shutdown` resolves, so tests start a
-//! real server on port 0 and the binary starts one on its configured address.
+//! `open(config, levels, db)` makes the `Shared` a server runs on (history attached);
+//! `run(listener, shared, shutdown)` serves until `shutdown` resolves, so tests start a real
+//! server on port 0 and the binary starts one on its configured address. The files:
+//! `routes` (the table of HTTP routes) over `rooms_api`, `info`, `seams` and `reply`;
+//! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, whose
+//! reader applies `guard`.
 
-pub mod config;
-pub mod http;
-pub mod shared;
-pub mod socket;
-pub mod upgrade;
+mod guard;
+mod info;
+mod reply;
+mod rooms_api;
+mod routes;
+mod seams;
+mod socket;
+mod upgrade;
 
-use shared::Shared;
+use crate::levels::Levels;
+use crate::shared::Shared;
+use crate::shared::config::ServerConfig;
+use crate::shared::registry::RoomCmd;
+use crate::store::{Store, StoreError};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+pub use info::census;
+
+/// The shared state of a server on `config` and `levels`, with its history in the database
+/// at `db` (opened, migrated, sessions loaded, the write chain started).
+pub async fn open(
+    config: ServerConfig,
+    levels: Levels,
+    db: &str,
+) -> Result<Arc<Shared>, StoreError> {
+    let store = Store::open(db).await?;
+    let shared = Shared::new(config, levels);
+    shared.attach_history(store).await?;
+    Ok(shared)
+}
 
 /// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then every room
 /// finishes its round as aborted (its replay file completed) and closes its sockets with
@@ -23,7 +49,7 @@ pub async fn run(
     shared: Arc<Shared>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    let routes = warp::service(http::routes(shared.clone()));
+    let routes = warp::service(routes::routes(&shared));
     tokio::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -65,22 +91,10 @@ pub async fn run(
 }
 
 async fn close_rooms(shared: &Shared) {
-    let rooms: Vec<_> = shared
-        .rooms
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .values()
-        .cloned()
-        .collect();
     let mut waits = Vec::new();
-    for room in rooms {
+    for room in shared.rooms.all() {
         let (reply, rx) = tokio::sync::oneshot::channel();
-        if room
-            .tx
-            .send(crate::room::RoomCmd::Shutdown { reply })
-            .await
-            .is_ok()
-        {
+        if room.tx.send(RoomCmd::Shutdown { reply }).await.is_ok() {
             waits.push(rx);
         }
     }

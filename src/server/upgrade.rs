@@ -7,7 +7,9 @@
 //! small buffers and transport limits well above `max_message_bytes` (so an oversized frame
 //! is answered `too_big`, not dropped by the transport).
 
-use super::shared::Shared;
+use super::reply::refuse;
+use super::socket::{Socket, serve};
+use crate::shared::Shared;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
@@ -16,9 +18,6 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use warp::http::{StatusCode, header};
 use warp::reply::{Reply, Response};
-
-/// A player's socket, as the connection task drives it.
-pub type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 
 /// Small buffers (they grow for a big frame and shrink back), generous transport limits.
 pub fn config(max_message_bytes: usize) -> WebSocketConfig {
@@ -39,14 +38,6 @@ fn header_has(req: &http::Request<Incoming>, name: header::HeaderName, token: &s
         .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
 }
 
-fn refuse(status: StatusCode, code: &str, msg: &str) -> Response {
-    warp::reply::with_status(
-        warp::reply::json(&serde_json::json!({"code": code, "msg": msg})),
-        status,
-    )
-    .into_response()
-}
-
 /// Answers a WebSocket upgrade of `/ws/{code}`; `None` for every other request.
 pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> Option<Response> {
     let code = req.uri().path().strip_prefix("/ws/")?.to_string();
@@ -63,7 +54,7 @@ pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> O
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok());
     if !allowed.is_empty() && !origin.is_some_and(|o| allowed.iter().any(|a| a == o)) {
-        shared.stats.refused(403);
+        shared.census.refused(403);
         tracing::info!(room = %code, "refused a socket from an origin outside the allow-list");
         return Some(refuse(
             StatusCode::FORBIDDEN,
@@ -99,13 +90,13 @@ pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> O
         match on_upgrade.await {
             Ok(upgraded) => {
                 let cfg = config(shared.config.max_message_bytes);
-                let socket = WebSocketStream::from_raw_socket(
+                let socket: Socket = WebSocketStream::from_raw_socket(
                     TokioIo::new(upgraded),
                     Role::Server,
                     Some(cfg),
                 )
                 .await;
-                super::socket::serve(socket, code, shared).await;
+                serve(socket, code, shared).await;
             }
             Err(e) => tracing::debug!(error = %e, "a WebSocket upgrade did not complete"),
         }

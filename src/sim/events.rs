@@ -82,6 +82,53 @@ pub struct Payload {
     pub recipe: Option<&'static str>,
 }
 
+/// A payload value, as a frame or a history row writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// A cook, by seat (written as the seat's opaque player id).
+    Cook(u8),
+    Name(&'static str),
+    Int(i64),
+    /// A number in hundredths (written with 2 decimals at most).
+    Hundredths(i64),
+}
+
+impl Payload {
+    /// Every key that is set, in the one canonical order, with its value (`recipe` is not
+    /// a wire key and is left out).
+    pub fn each(&self, mut f: impl FnMut(&'static str, Field)) {
+        let name = |v: Option<&'static str>| v.map(Field::Name);
+        let int = |v: Option<i64>| v.map(Field::Int);
+        let fields = [
+            ("i", self.i.map(Field::Cook)),
+            ("it", name(self.it)),
+            ("fm", name(self.fm)),
+            ("oi", int(self.oi.map(i64::from))),
+            ("pts", int(self.pts.map(i64::from))),
+            ("sd", int(self.sd)),
+            (
+                "q",
+                self.q
+                    .map(|q| Field::Hundredths(super::items::quality_centi(q) as i64)),
+            ),
+            ("stk", int(self.stk.map(i64::from))),
+            ("r", name(self.r)),
+            ("stn", self.stn.map(Field::Hundredths)),
+            ("em", name(self.em)),
+            ("seq", int(self.seq.map(|s| s as i64))),
+            ("res", name(self.res)),
+            ("sc", int(self.sc.map(i64::from))),
+            ("tgt", int(self.tgt.map(i64::from))),
+            ("stars", int(self.stars.map(i64::from))),
+        ];
+        for (key, value) in fields {
+            if let Some(v) = value {
+                f(key, v);
+            }
+        }
+    }
+}
+
 /// One event: kind, position in units (1000 per tile; 0, 0 for HUD events), payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {

@@ -262,6 +262,11 @@ impl Held {
     }
 }
 
+/// A quality in thousandths as hundredths, half up (how frames and the history write it).
+pub fn quality_centi(q: u16) -> u16 {
+    ((q as u32 + 5) / 10).min(100) as u16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

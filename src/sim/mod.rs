@@ -16,6 +16,7 @@ pub mod press;
 pub mod rules;
 pub mod state;
 pub mod step;
+pub mod summary;
 pub mod timers;
 
 pub use events::{Event, EventKind, Payload};
@@ -23,6 +24,10 @@ pub use level::{Level, LevelError};
 pub use rules::Rules;
 pub use state::{KitchenState, RoundResult};
 pub use step::{CookInput, SeatChange, TickInputs, step};
+pub use summary::RoundSummary;
+
+/// Seats in a kitchen: cooks are seats 0-3, and a level has a spawn for each.
+pub const SEATS: usize = 4;
 
 /// Bumped whenever a rule change alters what a log folds to (golden replays re-recorded).
 pub const SIM_VERSION: u32 = 1;

@@ -179,7 +179,7 @@ pub struct Cart {
     pub y: i32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     pub served: u32,
     pub missed: u32,

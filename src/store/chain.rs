@@ -9,7 +9,8 @@
 //! every `Must` is retried until the database takes it.
 
 use super::Store;
-use super::history::{self, EventRow, RoundMeta, RoundOutcome, SessionRow};
+use super::history;
+use super::rows::{EventRow, RoundMeta, RoundOutcome, SessionRow};
 use super::quests::{self, Completion, QuestDef};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -180,26 +181,21 @@ fn read_outbox(dir: &PathBuf) -> Vec<(Arc<RoundMeta>, RoundOutcome, PathBuf)> {
         .collect()
 }
 
+/// Writes one thing that must not be lost, in the caller's transaction.
 async fn apply(
     conn: &mut sqlx::SqliteConnection,
-    job: &Job,
+    must: &Must,
     defs: &[QuestDef],
     done: &mut Vec<(Arc<RoundMeta>, Completion)>,
-) -> sqlx::Result<u64> {
-    match job {
-        Job::Batch(b) => {
-            let (new, c) = history::write_events(conn, &b.meta, &b.rows, defs).await?;
-            done.extend(c.into_iter().map(|c| (b.meta.clone(), c)));
-            Ok(new)
-        }
-        Job::Must(Must::Begin(meta)) => history::begin_round(conn, meta).await.map(|_| 0),
-        Job::Must(Must::Finish { meta, outcome, .. }) => {
+) -> sqlx::Result<()> {
+    match must {
+        Must::Begin(meta) => history::begin_round(conn, meta).await,
+        Must::Finish { meta, outcome, .. } => {
             let c = history::finish_round(conn, meta, outcome, defs).await?;
             done.extend(c.into_iter().map(|c| (meta.clone(), c)));
-            Ok(0)
+            Ok(())
         }
-        Job::Must(Must::Session(s)) => history::upsert_session(conn, s).await.map(|_| 0),
-        Job::Barrier(_) => Ok(0),
+        Must::Session(s) => super::sessions::upsert(conn, s).await,
     }
 }
 
@@ -227,7 +223,7 @@ async fn write_group(
     let mut out: Vec<JobDone> = Vec::with_capacity(jobs.len());
     // Batches insert their rows as they come; quest progress is folded once for the whole
     // group, in order, so a session's quest is read and written once per transaction.
-    let mut fresh: Vec<(Arc<RoundMeta>, Vec<history::EventRow>)> = Vec::new();
+    let mut fresh: Vec<(Arc<RoundMeta>, Vec<EventRow>)> = Vec::new();
     let mut first_batch = None;
     for (i, job) in jobs.iter().enumerate() {
         let mut done = Vec::new();
@@ -241,14 +237,18 @@ async fn write_group(
                 fresh.push((b.meta.clone(), rows));
                 n
             }
-            other => apply(&mut tx, other, defs, &mut done)
-                .await
-                .map_err(|e| e.to_string())?,
+            Job::Must(must) => {
+                apply(&mut tx, must, defs, &mut done)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                0
+            }
+            Job::Barrier(_) => 0,
         };
         out.push((events, done));
     }
     if let Some(i) = first_batch {
-        let refs: Vec<(&RoundMeta, &history::EventRow)> = fresh
+        let refs: Vec<(&RoundMeta, &EventRow)> = fresh
             .iter()
             .flat_map(|(m, rows)| rows.iter().map(move |r| (m.as_ref(), r)))
             .collect();

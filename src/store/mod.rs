@@ -1,58 +1,39 @@
 //! The history in SQLite: opening the database, its migrations, and what writes to it.
 //!
 //! The replay files are the authority; the database is a projection of them (`reindex`
-//! rebuilds it). `history` holds the SQL that writes rounds, events, results and quest
-//! progress, shared by the live write chain (`chain`) and `reindex`; `quests` holds the fold
-//! from events and results to quest progress.
+//! rebuilds it). `rows` are the history's values, rendered from the log and the sim;
+//! `history` holds the SQL that writes rounds, events and results, shared by the live write
+//! chain (`chain`) and `reindex`; `quests` folds events and results into quest progress and
+//! answers a session's standings; `sessions` loads and writes sessions. Every SQL statement
+//! of the server lives in this module.
 
 pub mod chain;
 pub mod history;
 pub mod quests;
 pub mod reindex;
+pub mod rows;
+pub mod sessions;
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database was written by a newer build (it has a migration this one lacks).
-    Newer {
-        db: String,
-        version: i64,
-    },
-    Open {
-        db: String,
-        error: String,
-    },
-    Sql(sqlx::Error),
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Newer { db, version } => write!(
-                f,
-                "{db} was written by a newer undercooked (it has schema migration {version}, which this build does not know); refusing to touch it — use the newer build"
-            ),
-            StoreError::Open { db, error } => write!(f, "cannot open the database {db}: {error}"),
-            StoreError::Sql(e) => write!(f, "database error: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        StoreError::Sql(e)
-    }
+    #[error(
+        "{db} was written by a newer undercooked (it has schema migration {version}, which this build does not know); refusing to touch it — use the newer build"
+    )]
+    Newer { db: String, version: i64 },
+    #[error("cannot open the database {db}: {error}")]
+    Open { db: String, error: String },
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
 }
 
 /// Where the database is: `--db sqlite://…` / `UNDERCOOKED_DB`, else `<data-dir>/undercooked.db`.

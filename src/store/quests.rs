@@ -14,7 +14,8 @@
 //! A completion is recorded once (`completed_at` is set only while it is null), and only
 //! then reported, so nobody is rewarded twice.
 
-use super::history::{EventRow, RoundMeta, RoundOutcome};
+use super::Store;
+use super::rows::{EventRow, RoundMeta, RoundOutcome};
 use sqlx::{Row, SqliteConnection};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +33,38 @@ pub struct Completion {
     pub quest_id: String,
     pub progress: i64,
     pub target: i64,
+}
+
+/// A session's standing on one quest (`GET /api/session`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Standing {
+    pub id: String,
+    pub title: String,
+    pub target: i64,
+    pub progress: i64,
+    pub completed: bool,
+}
+
+/// Every quest with this session's progress on it, in quest order.
+pub async fn standings(store: &Store, session_id: &str) -> sqlx::Result<Vec<Standing>> {
+    let rows = sqlx::query(
+        "SELECT q.id, q.title, q.target, COALESCE(p.progress, 0) AS progress, p.completed_at
+         FROM quests q LEFT JOIN quest_progress p ON p.quest_id = q.id AND p.session_id = ? ORDER BY q.id",
+    )
+    .bind(session_id)
+    .fetch_all(&store.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(Standing {
+                id: r.try_get("id")?,
+                title: r.try_get("title")?,
+                target: r.try_get("target")?,
+                progress: r.try_get("progress")?,
+                completed: r.try_get::<Option<i64>, _>("completed_at")?.is_some(),
+            })
+        })
+        .collect()
 }
 
 pub async fn load(conn: &mut SqliteConnection) -> sqlx::Result<Vec<QuestDef>> {

@@ -7,9 +7,11 @@
 //! non-secret session ids in the replay headers.
 
 use super::Store;
-use super::history::{self, RoundMeta, RoundOutcome, event_rows};
+use super::history;
 use super::quests;
-use crate::log::{Applied, Record, RoundFold, read_replay};
+use super::rows::{RoundMeta, RoundOutcome, event_rows};
+use crate::log::{Applied, Record, RoundFold, read_replay, replay_files};
+use crate::sim::{RoundResult, RoundSummary};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -21,17 +23,6 @@ pub struct Report {
     pub unreadable: Vec<(PathBuf, String)>,
     /// Files without an `End` (their prefix was indexed, their result left open).
     pub incomplete: usize,
-}
-
-/// Every `*.ucr` file in `dir`, sorted.
-pub fn replay_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ucr"))
-        .collect();
-    files.sort();
-    Ok(files)
 }
 
 /// Indexes every replay in `dir`; `progress(done, total)` is called after each file.
@@ -77,7 +68,7 @@ async fn index_file(
 ) -> Result<Option<(u64, bool)>, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let read = read_replay(&bytes).map_err(|e| e.to_string())?;
-    let Some(Record::Header(header)) = read.records.first() else {
+    let Some(Record::Started(header)) = read.records.first() else {
         return Err("the file ends before its header is complete".into());
     };
     let mut fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
@@ -112,17 +103,14 @@ async fn index_file(
             }
             Ok(Applied::Ended { .. }) => {
                 ended = true;
-                let state = &fold.state;
-                let result = fold.ended().map_or("aborted", |r| r.name()).to_string();
-                let won = result == "won";
-                let order = fold.rules.level.order;
+                let summary = RoundSummary::of(&fold.state, &fold.rules)
+                    .ended_as(fold.ended().unwrap_or(RoundResult::Aborted));
+                let order = summary.level_order;
                 let outcome = RoundOutcome::of(
                     &round_key,
-                    &fold.rules,
-                    state,
-                    &result,
-                    header.started_unix_s as i64 + (state.tick / header.tick_hz.max(1)) as i64,
-                    (won && order > 0).then_some(order + 1),
+                    &summary,
+                    header.started_unix_s as i64 + (summary.ticks / header.tick_hz.max(1)) as i64,
+                    (summary.won() && order > 0).then_some(order + 1),
                 );
                 history::finish_round(&mut tx, &meta, &outcome, defs)
                     .await

@@ -4,55 +4,25 @@
 //! `Payload` struct field by field: a key that is not a field there cannot reach the wire.
 
 use super::json::{centi, int, key, string};
-use super::snapshot::MAX_EVENTS_PER_FRAME;
 use super::view::units_to_centi;
+use crate::sim::events::Field;
 use crate::sim::{Event, Payload};
 
-/// Writes the payload's keys (each preceded by a comma).
+/// Events beyond this many in one frame are counted in `events_dropped`, not sent.
+pub const MAX_EVENTS_PER_FRAME: usize = 24;
+
+/// Writes the payload's keys (each preceded by a comma), in the sim's canonical order.
 fn payload_keys(out: &mut String, p: &Payload, ids: &[String]) {
-    if let Some(seat) = p.i {
+    p.each(|name, value| {
         out.push(',');
-        key(out, "i");
-        string(out, ids.get(seat as usize).map_or("", |s| s.as_str()));
-    }
-    macro_rules! put {
-        ($name:literal, $v:expr, str) => {
-            if let Some(v) = $v {
-                out.push(',');
-                key(out, $name);
-                string(out, v);
-            }
-        };
-        ($name:literal, $v:expr, int) => {
-            if let Some(v) = $v {
-                out.push(',');
-                key(out, $name);
-                int(out, v as i64);
-            }
-        };
-        ($name:literal, $v:expr, centi) => {
-            if let Some(v) = $v {
-                out.push(',');
-                key(out, $name);
-                centi(out, v as i64);
-            }
-        };
-    }
-    put!("it", p.it, str);
-    put!("fm", p.fm, str);
-    put!("oi", p.oi, int);
-    put!("pts", p.pts, int);
-    put!("sd", p.sd, int);
-    put!("q", p.q.map(|q| super::view::quality_centi(q)), centi);
-    put!("stk", p.stk, int);
-    put!("r", p.r, str);
-    put!("stn", p.stn, centi);
-    put!("em", p.em, str);
-    put!("seq", p.seq, int);
-    put!("res", p.res, str);
-    put!("sc", p.sc, int);
-    put!("tgt", p.tgt, int);
-    put!("stars", p.stars, int);
+        key(out, name);
+        match value {
+            Field::Cook(seat) => string(out, ids.get(seat as usize).map_or("", |s| s.as_str())),
+            Field::Name(s) => string(out, s),
+            Field::Int(n) => int(out, n),
+            Field::Hundredths(n) => centi(out, n),
+        }
+    });
 }
 
 /// `"e":[{"k":…,"x":…,"y":…,<payload>}…]`, capped at `MAX_EVENTS_PER_FRAME`.
@@ -95,8 +65,8 @@ pub fn event_wire(out: &mut String, e: &Event, ids: &[String]) {
     out.push('}');
 }
 
-/// The payload alone as a JSON object of its short keys (what the history stores).
-pub fn payload_object(out: &mut String, p: &Payload, ids: &[String]) {
+/// The payload alone as a JSON object of its short keys.
+fn payload_object(out: &mut String, p: &Payload, ids: &[String]) {
     let start = out.len();
     payload_keys(out, p, ids);
     if out.len() > start {
@@ -105,4 +75,35 @@ pub fn payload_object(out: &mut String, p: &Payload, ids: &[String]) {
         out.push('{');
     }
     out.push('}');
+}
+
+/// A completed quest in the `EventWire` shape of an `ev` batch: `kind` `quest` at 0, 0,
+/// with the quest's id, progress and target (sent to the player who completed it alone).
+pub fn quest_event(quest: &str, progress: i64, target: i64) -> String {
+    let mut out = String::with_capacity(96);
+    out.push_str("{\"kind\":\"quest\",\"x\":0.0,\"y\":0.0,\"payload\":{");
+    key(&mut out, "quest");
+    string(&mut out, quest);
+    out.push(',');
+    key(&mut out, "progress");
+    int(&mut out, progress);
+    out.push(',');
+    key(&mut out, "target");
+    int(&mut out, target);
+    out.push_str("}}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_quest_event_has_the_event_wire_shape() {
+        let v: serde_json::Value =
+            serde_json::from_str(&super::quest_event("wash_10", 10, 10)).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"kind": "quest", "x": 0.0, "y": 0.0,
+                "payload": {"quest": "wash_10", "progress": 10, "target": 10}})
+        );
+    }
 }

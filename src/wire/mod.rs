@@ -6,9 +6,11 @@ pub mod events;
 pub mod json;
 pub mod merge;
 pub mod messages;
+pub mod pass;
 pub mod snapshot;
 pub mod strict;
 pub mod view;
 
-pub use snapshot::{SnapEncoder, encode_full};
+pub use pass::PassEncoder;
+pub use snapshot::{SnapEncoder, SnapFrame, encode_full};
 pub use view::{FrameView, project};

@@ -5,15 +5,57 @@
 //! entities that changed (whole entries) plus `{"gone": true}` tombstones with identity keys.
 //! Every 20th encoded frame is full. Numbers are written from integers (hundredths), so the
 //! same view is the same bytes on every machine, with no float formatting involved.
+//!
+//! A frame is written once, whole, as the message that goes out (`SnapFrame`): the body
+//! the replay records and `verify` compares is a slice of those same bytes.
 
+use super::events::{MAX_EVENTS_PER_FRAME, frame_events};
 use super::json::{centi, int, key, string};
 use super::view::{FrameView, HazardView, OrderView, PlayerView, StationView};
 use crate::sim::Event;
 
 /// A full frame every this many encoded frames (passes 1, 21, 41, … of an audience).
 pub const FULL_SNAPSHOT_EVERY: u64 = 20;
-/// Events beyond this many in one frame are counted in `events_dropped`, not sent.
-pub const MAX_EVENTS_PER_FRAME: usize = 24;
+
+/// One `snap` message, `{"type":"snap","p":1,"raw":<body>}`, encoded once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapFrame {
+    text: String,
+    body_start: usize,
+}
+
+impl SnapFrame {
+    /// A frame under construction: the message's head written, the body to follow.
+    fn begin(capacity: usize) -> SnapFrame {
+        let mut text = String::with_capacity(capacity + 32);
+        text.push_str("{\"type\":\"snap\",\"p\":");
+        int(&mut text, crate::PROTOCOL_VERSION as i64);
+        text.push_str(",\"raw\":");
+        SnapFrame {
+            body_start: text.len(),
+            text,
+        }
+    }
+
+    fn end(mut self) -> SnapFrame {
+        self.text.push('}');
+        self
+    }
+
+    /// The `snap` body (`raw`): what the replay records.
+    pub fn raw(&self) -> &str {
+        &self.text[self.body_start..self.text.len() - 1]
+    }
+
+    /// The whole message, as it goes out.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn into_text(self) -> String {
+        self.text
+    }
+}
 
 #[derive(Default)]
 pub struct SnapEncoder {
@@ -34,7 +76,7 @@ impl SnapEncoder {
 
     /// Encodes the next frame of this audience's chain (full on the cadence, else a delta
     /// against the previous frame) and remembers `view` as the new base.
-    pub fn encode(&mut self, view: FrameView, events: &[Event], ids: &[String]) -> String {
+    pub fn encode(&mut self, view: FrameView, events: &[Event], ids: &[String]) -> SnapFrame {
         let full = self.passes % FULL_SNAPSHOT_EVERY == 0 || self.prev.is_none();
         self.passes += 1;
         self.events_dropped += events.len().saturating_sub(MAX_EVENTS_PER_FRAME) as u64;
@@ -66,33 +108,40 @@ fn head(out: &mut String, v: &FrameView, full: bool) {
 }
 
 /// A whole frame of `view`.
-pub fn encode_full(v: &FrameView, events: &[Event], ids: &[String]) -> String {
-    let mut out = String::with_capacity(1024);
-    head(&mut out, v, true);
+pub fn encode_full(v: &FrameView, events: &[Event], ids: &[String]) -> SnapFrame {
+    let mut frame = SnapFrame::begin(1024);
+    let out = &mut frame.text;
+    head(out, v, true);
     out.push(',');
-    list(&mut out, "p", &v.p, |o, p| player(o, p, ids));
+    list(out, "p", &v.p, |o, p| player(o, p, ids));
     out.push(',');
-    list(&mut out, "st", &v.st, station);
+    list(out, "st", &v.st, station);
     out.push(',');
-    list(&mut out, "o", &v.o, order);
+    list(out, "o", &v.o, order);
     out.push(',');
-    list(&mut out, "hz", &v.hz, hazard);
+    list(out, "hz", &v.hz, hazard);
     out.push(',');
-    super::events::frame_events(&mut out, events, ids);
+    frame_events(out, events, ids);
     out.push('}');
-    out
+    frame.end()
 }
 
 /// A delta of `cur` against `prev`: changed entries and tombstones under `d`.
-pub fn encode_delta(prev: &FrameView, cur: &FrameView, events: &[Event], ids: &[String]) -> String {
-    let mut out = String::with_capacity(256);
-    head(&mut out, cur, false);
+pub fn encode_delta(
+    prev: &FrameView,
+    cur: &FrameView,
+    events: &[Event],
+    ids: &[String],
+) -> SnapFrame {
+    let mut frame = SnapFrame::begin(256);
+    let out = &mut frame.text;
+    head(out, cur, false);
     out.push(',');
-    key(&mut out, "d");
+    key(out, "d");
     out.push('{');
     let mut first = true;
     diff(
-        &mut out,
+        out,
         &mut first,
         "p",
         &prev.p,
@@ -105,7 +154,7 @@ pub fn encode_delta(prev: &FrameView, cur: &FrameView, events: &[Event], ids: &[
         },
     );
     diff(
-        &mut out,
+        out,
         &mut first,
         "st",
         &prev.st,
@@ -117,7 +166,7 @@ pub fn encode_delta(prev: &FrameView, cur: &FrameView, events: &[Event], ids: &[
         },
     );
     diff(
-        &mut out,
+        out,
         &mut first,
         "o",
         &prev.o,
@@ -130,7 +179,7 @@ pub fn encode_delta(prev: &FrameView, cur: &FrameView, events: &[Event], ids: &[
         },
     );
     diff(
-        &mut out,
+        out,
         &mut first,
         "hz",
         &prev.hz,
@@ -140,9 +189,9 @@ pub fn encode_delta(prev: &FrameView, cur: &FrameView, events: &[Event], ids: &[
         hazard_identity,
     );
     out.push_str("},");
-    super::events::frame_events(&mut out, events, ids);
+    frame_events(out, events, ids);
     out.push('}');
-    out
+    frame.end()
 }
 
 fn list<T>(out: &mut String, name: &str, items: &[T], write: impl Fn(&mut String, &T)) {

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use undercooked::log::{Applied, Record, RoundFold, read_replay};
 use undercooked::store::Store;
 use undercooked::store::chain::{Batch, Chain, Must};
-use undercooked::store::history::{EventRow, RoundMeta, SeatRow, event_rows};
+use undercooked::store::rows::{EventRow, RoundMeta, SeatRow, event_rows};
 
 /// Each tick's event rows of a golden replay (ticks without events included, empty).
 fn ticks_of(path: &std::path::Path) -> Vec<Vec<EventRow>> {
     let read = read_replay(&std::fs::read(path).unwrap()).unwrap();
-    let Record::Header(h) = &read.records[0] else {
+    let Record::Started(h) = &read.records[0] else {
         panic!()
     };
     let mut fold = RoundFold::new(h.clone()).unwrap();

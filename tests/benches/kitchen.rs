@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 use undercooked::levels::{LevelSource, load_dir};
-use undercooked::log::{Record, read_replay};
+use undercooked::log::{Accepted, Record, read_replay};
 use undercooked::verify::replay_bytes;
 use undercooked::wire::{SnapEncoder, encode_full, project};
 
@@ -54,7 +54,7 @@ fn main() {
 
         // Tick cost: re-fold the recorded log, projecting and encoding every tick.
         let records = read_replay(&bytes).expect("read").records;
-        let Record::Header(header) = &records[0] else {
+        let Record::Started(header) = &records[0] else {
             panic!("header")
         };
         let mut best = f64::MAX;
@@ -66,12 +66,13 @@ fn main() {
             let mut ticks = 0u32;
             let start = Instant::now();
             for r in &records[1..] {
-                if let Record::Tick { .. } = r {
+                if let Record::TickClosed { .. } = r {
                     fold.apply(r, &mut events).expect("apply");
                     let frame = enc.encode(project(&fold.state, &fold.rules), &events, &fold.ids);
                     events.clear();
                     ticks += 1;
                     if round == 0 {
+                        let frame = frame.raw();
                         if frame.contains("\"full\":true") {
                             sizes.0 = sizes.0.max(frame.len());
                             sizes.1 += 1;
@@ -80,7 +81,7 @@ fn main() {
                             sizes.3 += 1;
                         }
                     }
-                } else if !matches!(r, Record::Frames { .. } | Record::End { .. }) {
+                } else if !matches!(r, Record::FramesSent { .. } | Record::Ended { .. }) {
                     fold.apply(r, &mut events).expect("apply");
                 }
             }
@@ -123,20 +124,20 @@ fn main() {
         let src = endless(src);
         let sim = undercooked::simulate::simulate(&src, 2, 4, 20).expect("simulate");
         let records = read_replay(&sim.bytes).expect("read").records;
-        let Record::Header(header) = &records[0] else {
+        let Record::Started(header) = &records[0] else {
             panic!()
         };
         let mut fold = undercooked::log::RoundFold::new(header.clone()).expect("fold");
         let mut events = Vec::new();
         let (mut largest, mut busy) = (0usize, None::<usize>);
         for r in &records[1..] {
-            if matches!(r, Record::Frames { .. } | Record::End { .. }) {
+            if matches!(r, Record::FramesSent { .. } | Record::Ended { .. }) {
                 continue;
             }
             fold.apply(r, &mut events).expect("apply");
             events.clear();
             let s = &fold.state;
-            let full = encode_full(&project(s, &fold.rules), &[], &fold.ids).len();
+            let full = encode_full(&project(s, &fold.rules), &[], &fold.ids).raw().len();
             largest = largest.max(full);
             let hazards = s.fires.len()
                 + s.spills.len()
@@ -162,8 +163,7 @@ fn main() {
     let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).expect("start");
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut seq = [0u64; 4];
-    while round.fold.state.verdict.is_none() {
-        let tick = round.fold.state.tick;
+    while !round.decided() {
         for seat in 0..4u8 {
             for _ in 0..2 {
                 x ^= x << 13;
@@ -175,8 +175,7 @@ fn main() {
                     (((x >> 16) % 2001) as i16) - 1000,
                 );
                 let mv = undercooked::sim::movement::clamp_intent(mv.0 as i32, mv.1 as i32);
-                let input = Record::Input {
-                    tick,
+                let input = Accepted::Input {
                     seat,
                     seq: seq[seat as usize],
                     mv,

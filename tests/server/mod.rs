@@ -1,4 +1,4 @@
-//! Socket-test support: a real server on 127.0.0.1:0, a WebSocket client, raw HTTP.
+//! The live-server harness: a real server on 127.0.0.1:0, a WebSocket client, raw HTTP.
 #![allow(dead_code)]
 
 use futures_util::{SinkExt, StreamExt};
@@ -11,8 +11,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
-use undercooked::server::config::ServerConfig;
-use undercooked::server::shared::Shared;
+use undercooked::shared::Shared;
+use undercooked::shared::config::ServerConfig;
 
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -47,30 +47,17 @@ pub async fn start_storm(env: &[(&str, &str)]) -> TestServer {
 
 async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) -> TestServer {
     let data = data.to_path_buf();
-    let vars: Vec<(String, String)> = env
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut config =
-        ServerConfig::from_env(&move |k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
-            .expect("test config");
+    let mut config = ServerConfig::from_settings(env).expect("test config");
     std::fs::create_dir_all(&data).unwrap();
     config.data_dir = data.clone();
     config.levels_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(levels);
     let levels = undercooked::levels::load_dir(&config.levels_dir).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let shared = Shared::new(config, levels);
-    let store = undercooked::store::Store::open(&format!(
-        "sqlite://{}",
-        data.join("undercooked.db").display()
-    ))
-    .await
-    .expect("the test database opens");
-    shared
-        .attach_history(store)
+    let db = format!("sqlite://{}", data.join("undercooked.db").display());
+    let shared = undercooked::server::open(config, undercooked::levels::Levels::new(levels), &db)
         .await
-        .expect("history attached");
+        .expect("the test server opens its history");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let s = shared.clone();
     let handle = tokio::spawn(async move {

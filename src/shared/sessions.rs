@@ -7,7 +7,7 @@
 //! progress survives restarts.
 
 use crate::store::chain::{Chain, Must};
-use crate::store::history::SessionRow;
+use crate::store::rows::SessionRow;
 use crate::store::token_hash;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

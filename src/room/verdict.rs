@@ -1,0 +1,142 @@
+//! The end of a round: its `Ended` written, the history told, unlocks given, and the
+//! `round` frame (after a one-second settle, each viewer with its own `unlocked`). Also
+//! the crash path: a tick that failed ends the round as aborted and closes the room.
+//!
+//! The figures come from one `RoundSummary`, the same one the history's row and
+//! `undercooked replay` print from.
+
+use super::Room;
+use super::phase::{Phase, RoundOver};
+use crate::shared::census::Census;
+use crate::store::chain::Must;
+use crate::store::rows::RoundOutcome;
+use crate::wire::messages::{Refusal, ServerMsg, close, code, limits};
+use std::time::{Duration, Instant};
+
+impl Room {
+    /// Writes the round's end and moves to ROUND_END (the `round` frame follows the
+    /// settle, or at once on a shutdown).
+    pub(super) fn end_round(&mut self, shutdown: bool) {
+        let Phase::Playing(play) = std::mem::replace(&mut self.phase, Phase::Lobby) else {
+            return;
+        };
+        let shared = self.shared.clone();
+        let seed = play.round.fold().header.seed;
+        let ids = play.round.fold().ids.clone();
+        let mut summary = play.round.summary();
+        match play.round.finish() {
+            Ok((_, result)) => summary = summary.ended_as(result),
+            Err(e) => {
+                tracing::error!(room = %self.code, path = %play.path.display(), error = %e, "the round's end could not be written");
+            }
+        }
+        if summary.decided() {
+            Census::count(&shared.census.rounds_completed);
+        } else {
+            Census::count(&shared.census.rounds_aborted);
+        }
+        tracing::info!(room = %self.code, round = self.round_no, result = ?summary.result.map(|r| r.name()), score = summary.score, shutdown, "round ended");
+        let order = summary.level_order;
+        let won = summary.won();
+        let unlock = won.then(|| shared.levels.after(order).map_or(order, |l| l.level.order));
+        if let Some(next) = unlock {
+            for seat in self.seats.taken() {
+                shared.sessions.unlock(&seat.token, next);
+            }
+        }
+        if let Some(chain) = shared.chain() {
+            chain.must(Must::Finish {
+                outcome: RoundOutcome::of(
+                    &play.meta.round_key,
+                    &summary,
+                    crate::store::unix_now(),
+                    unlock,
+                ),
+                meta: play.meta,
+                outbox: None,
+            });
+        }
+        let name_of = |seat: u8| {
+            self.seats
+                .get(seat)
+                .map_or_else(|| format!("Cook {}", seat + 1), |s| s.name.clone())
+        };
+        let frame = ServerMsg::round(&summary, seed, &ids, name_of, None);
+        self.phase = Phase::RoundEnd {
+            over: RoundOver {
+                frame,
+                level_order: order,
+                won,
+            },
+            announce_at: Some(Instant::now() + Duration::from_secs(limits::SETTLE_S)),
+        };
+        if shutdown {
+            self.send_round_frames();
+        }
+    }
+
+    /// The `round` frame to every connection, each with its own `unlocked`: the next level
+    /// when the round was won and the viewer has it, else the level played.
+    pub(super) fn send_round_frames(&mut self) {
+        let Phase::RoundEnd { over, announce_at } = &mut self.phase else {
+            return;
+        };
+        *announce_at = None;
+        let (order, won) = (over.level_order, over.won);
+        let base = over.frame.clone();
+        let shared = self.shared.clone();
+        for (conn, token) in self.seats.viewers() {
+            let unlocked = shared.sessions.get(&token).map_or(1, |s| s.unlocked);
+            let next = if won && unlocked > order {
+                shared.levels.after(order)
+            } else {
+                shared.levels.with_order(order)
+            };
+            let mut msg = base.clone();
+            if let ServerMsg::Round { unlocked, .. } = &mut msg {
+                *unlocked = next.map(|l| l.level.id.clone());
+            }
+            self.send_to(conn, &msg);
+        }
+    }
+
+    /// A tick that failed: the round is logged as aborted (in its file and the history),
+    /// the players are told (`internal`, close 4401), the room closes. The rest of the
+    /// server is untouched.
+    pub(super) fn crash(&mut self, why: &str) {
+        let shared = self.shared.clone();
+        if let Phase::Playing(play) = std::mem::replace(&mut self.phase, Phase::Closed) {
+            // The history gets the round as aborted too (its result is never dropped).
+            if let Some(chain) = shared.chain() {
+                let summary = play
+                    .round
+                    .summary()
+                    .ended_as(crate::sim::RoundResult::Aborted);
+                chain.must(Must::Finish {
+                    outcome: RoundOutcome::of(
+                        &play.meta.round_key,
+                        &summary,
+                        crate::store::unix_now(),
+                        None,
+                    ),
+                    meta: play.meta.clone(),
+                    outbox: None,
+                });
+            }
+            let path = play.path.clone();
+            let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                play.round.finish().map(|_| ())
+            }));
+            if !matches!(finished, Ok(Ok(()))) {
+                tracing::error!(room = %self.code, path = %path.display(), "the aborted round's end could not be written");
+            }
+        }
+        Census::count(&shared.census.rounds_aborted);
+        let refusal = Refusal::new(code::INTERNAL, format!("{why}; this room is closed"));
+        for conn in self.seats.conns_mut() {
+            conn.link.refuse(&shared.census, &refusal, close::ROOM_GONE);
+        }
+        self.seats.list.iter_mut().for_each(|s| *s = None);
+        self.seats.spectators.clear();
+    }
+}

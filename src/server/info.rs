@@ -1,0 +1,189 @@
+//! What the server tells without a room: the levels, a session (with its quests), the
+//! census (`/api/stats`), the same counters as Prometheus text (`/metrics`), and health.
+
+use super::reply::{answer, refuse};
+use crate::shared::Shared;
+use crate::shared::census::memory_mb;
+use crate::store::quests::standings;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use warp::Rejection;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+fn bearer(auth: Option<String>) -> Option<String> {
+    auth.and_then(|a| a.strip_prefix("Bearer ").map(|t| t.trim().to_string()))
+        .filter(|t| !t.is_empty())
+}
+
+pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    let unlocked = bearer(auth)
+        .and_then(|t| shared.sessions.get(&t))
+        .map(|s| s.unlocked);
+    let list: Vec<Value> = shared
+        .levels
+        .campaign()
+        .map(|l| {
+            let lv = &l.level;
+            let mut recipes: Vec<&str> = Vec::new();
+            for r in &lv.recipes {
+                if !recipes.contains(&r.id()) {
+                    recipes.push(r.id());
+                }
+            }
+            json!({
+                "id": lv.id, "order": lv.order, "name": lv.name, "target": lv.target_score,
+                "time_limit_s": lv.time_limit_s, "recipes": recipes,
+                "unlocked": unlocked.map(|u| lv.order <= u),
+            })
+        })
+        .collect();
+    Ok(answer(StatusCode::OK, &json!({"levels": list})))
+}
+
+pub async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    let Some(token) = bearer(auth) else {
+        return Ok(refuse(
+            StatusCode::UNAUTHORIZED,
+            "no_session",
+            "send Authorization: Bearer <token>",
+        ));
+    };
+    let Some(s) = shared.sessions.get(&token) else {
+        return Ok(refuse(
+            StatusCode::NOT_FOUND,
+            "no_session",
+            "this token has no session yet",
+        ));
+    };
+    let quests: Vec<Value> = match shared.store() {
+        Some(store) => standings(store, &s.id)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "a session's quests could not be read");
+                Vec::new()
+            })
+            .into_iter()
+            .map(|q| {
+                json!({"id": q.id, "title": q.title, "target": q.target,
+                       "progress": q.progress, "completed": q.completed})
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(answer(
+        StatusCode::OK,
+        &json!({"name": s.name, "unlocked": s.unlocked, "quests": quests}),
+    ))
+}
+
+/// The census behind `/api/stats` and `/metrics`.
+pub fn census(shared: &Shared) -> Value {
+    let (by_state, spectators) = shared.rooms.headcount();
+    let rooms: serde_json::Map<String, Value> = by_state
+        .iter()
+        .map(|(state, n)| (state.name().to_string(), json!(n)))
+        .collect();
+    let s = &shared.census;
+    let refusals: serde_json::Map<String, Value> = s
+        .refusals()
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let chain = |f: fn(&crate::store::chain::ChainStats) -> u64| {
+        shared.chain().map_or(0, |c| f(&c.stats))
+    };
+    json!({
+        "rooms": rooms,
+        "sockets": s.sockets.load(Relaxed),
+        "spectators": spectators,
+        "send_queue_max": s.send_queue_max.load(Relaxed),
+        "memory_mb": memory_mb(),
+        "rounds_started": s.rounds_started.load(Relaxed),
+        "rounds_completed": s.rounds_completed.load(Relaxed),
+        "rounds_aborted": s.rounds_aborted.load(Relaxed),
+        "refusals": refusals,
+        "inputs_received": s.inputs_received.load(Relaxed),
+        "inputs_dropped": s.inputs_dropped.load(Relaxed),
+        "stale_seqs": s.stale_seqs.load(Relaxed),
+        "clamped_moves": s.clamped_moves.load(Relaxed),
+        "input_gaps": s.input_gaps.load(Relaxed),
+        "events_dropped": s.events_dropped.load(Relaxed),
+        "batches_written": chain(|c| c.batches_written.load(Relaxed)),
+        "batches_dropped": chain(|c| c.batches_dropped.load(Relaxed)),
+        "events_written": chain(|c| c.events_written.load(Relaxed)),
+        "write_errors": chain(|c| c.write_errors.load(Relaxed)),
+        "outbox_pending": chain(|c| c.outbox_pending.load(Relaxed)),
+    })
+}
+
+/// The single-valued counters of `/metrics`: (name, help, Prometheus type).
+const METRICS: [(&str, &str, &str); 13] = [
+    ("sockets", "Open WebSocket connections.", "gauge"),
+    ("spectators", "Watching connections.", "gauge"),
+    (
+        "send_queue_max",
+        "High-water mark of any connection's send queue.",
+        "gauge",
+    ),
+    ("memory_mb", "Peak resident memory, MiB.", "gauge"),
+    ("rounds_started", "Rounds started.", "counter"),
+    ("rounds_completed", "Rounds that reached a verdict.", "counter"),
+    ("rounds_aborted", "Rounds aborted.", "counter"),
+    ("inputs_received", "Input frames queued.", "counter"),
+    (
+        "inputs_dropped",
+        "Input frames dropped by the per-tick queue.",
+        "counter",
+    ),
+    (
+        "stale_seqs",
+        "Input frames behind the connection's seq.",
+        "counter",
+    ),
+    (
+        "clamped_moves",
+        "Input moves clamped to magnitude 1.",
+        "counter",
+    ),
+    ("input_gaps", "Input seq jumps larger than 3.", "counter"),
+    (
+        "events_dropped",
+        "Events over the 24-per-frame cap.",
+        "counter",
+    ),
+];
+
+pub fn metrics_text(shared: &Shared) -> String {
+    let c = census(shared);
+    let mut out = String::new();
+    let mut family = |name: &str, help: &str, kind: &str, lines: Vec<(String, Value)>| {
+        out.push_str(&format!(
+            "# HELP undercooked_{name} {help}\n# TYPE undercooked_{name} {kind}\n"
+        ));
+        for (labels, v) in lines {
+            out.push_str(&format!("undercooked_{name}{labels} {v}\n"));
+        }
+    };
+    let labelled = |key: &str, label: &str| -> Vec<(String, Value)> {
+        c[key]
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (format!("{{{label}=\"{k}\"}}"), v))
+            .collect()
+    };
+    family("rooms", "Rooms by state.", "gauge", labelled("rooms", "state"));
+    for (name, help, kind) in METRICS {
+        family(name, help, kind, vec![(String::new(), c[name].clone())]);
+    }
+    family(
+        "refusals",
+        "Connections refused or closed, by close code.",
+        "counter",
+        labelled("refusals", "code"),
+    );
+    out
+}

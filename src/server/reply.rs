@@ -1,0 +1,40 @@
+//! How the HTTP side answers: a JSON body with a status, a `{"code", "msg"}` refusal, and
+//! warp's rejections turned into those refusals (never a 500).
+
+use crate::wire::messages::code;
+use serde::Serialize;
+use serde_json::json;
+use warp::Rejection;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response, json as reply_json, with_status};
+
+pub fn answer(status: StatusCode, body: &impl Serialize) -> Response {
+    with_status(reply_json(body), status).into_response()
+}
+
+pub fn refuse(status: StatusCode, code: &str, msg: impl Into<String>) -> Response {
+    answer(status, &json!({"code": code, "msg": msg.into()}))
+}
+
+/// Rejections become JSON answers: unknown routes 404, oversized or wrong bodies 400.
+pub async fn recover(r: Rejection) -> Result<Response, std::convert::Infallible> {
+    Ok(if r.is_not_found() {
+        refuse(StatusCode::NOT_FOUND, "not_found", "no such route")
+    } else if r.find::<warp::reject::PayloadTooLarge>().is_some() {
+        refuse(StatusCode::BAD_REQUEST, "too_big", "the body is over 4 KB")
+    } else if r.find::<warp::reject::MethodNotAllowed>().is_some() {
+        refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method",
+            "that method is not allowed here",
+        )
+    } else if r.find::<warp::reject::LengthRequired>().is_some() {
+        refuse(
+            StatusCode::BAD_REQUEST,
+            "length_required",
+            "send a Content-Length",
+        )
+    } else {
+        refuse(StatusCode::BAD_REQUEST, code::BAD_FIELD, format!("{r:?}"))
+    })
+}

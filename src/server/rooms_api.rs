@@ -1,0 +1,173 @@
+//! The rooms over HTTP: create, join, quick play, and a room's public status.
+//!
+//! Bodies are parsed strictly (at most 4 KB, unknown fields and duplicate keys refused);
+//! create, join and quick all take the same `{name?, token?}` and end in the room's own
+//! reservation, so a seat is only ever given by the room.
+
+use super::reply::{answer, refuse};
+use crate::shared::Shared;
+use crate::shared::registry::{Reservation, RoomCmd};
+use crate::shared::sessions::random_hex;
+use crate::wire::messages::{code, limits};
+use crate::wire::strict::{StrictError, parse};
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+use warp::Rejection;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct JoinBody {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    token: Option<String>,
+}
+
+/// Who asks for a seat: the token (minted when the body has none) and the name.
+struct SeatRequest {
+    token: String,
+    name: Option<String>,
+}
+
+/// Parses a `{name?, token?}` body strictly (an empty body is `{}`); a refusal is the
+/// answer to send.
+fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Response> {
+    let bad = |code: &str, msg: String| refuse(StatusCode::BAD_REQUEST, code, msg);
+    let body = if bytes.iter().all(u8::is_ascii_whitespace) {
+        JoinBody::default()
+    } else {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| bad(code::BAD_JSON, "the body is not UTF-8".into()))?;
+        let value = parse(text).map_err(|e| match e {
+            StrictError::NotJson(m) => bad(code::BAD_JSON, m),
+            StrictError::DuplicateKey(m) => bad(code::BAD_FIELD, m),
+        })?;
+        serde_json::from_value(value).map_err(|e| bad(code::BAD_FIELD, e.to_string()))?
+    };
+    if let Some(t) = &body.token
+        && (t.is_empty() || t.chars().count() > limits::TOKEN_MAX)
+    {
+        return Err(bad(code::BAD_FIELD, "token must be 1-128 characters".into()));
+    }
+    if body
+        .name
+        .as_ref()
+        .is_some_and(|n| n.chars().count() > limits::NAME_RAW_MAX)
+    {
+        return Err(bad(
+            code::BAD_FIELD,
+            "name must be at most 64 characters".into(),
+        ));
+    }
+    Ok(SeatRequest {
+        token: body.token.unwrap_or_else(|| random_hex(16)),
+        name: body.name,
+    })
+}
+
+async fn reserve(shared: &Shared, room: &str, who: &SeatRequest) -> Result<Reservation, &'static str> {
+    let handle = shared.rooms.get(room).ok_or(code::ROOM_GONE)?;
+    let (reply, rx) = oneshot::channel();
+    let cmd = RoomCmd::Reserve {
+        token: who.token.clone(),
+        name: who.name.clone(),
+        reply,
+    };
+    handle.tx.send(cmd).await.map_err(|_| code::ROOM_GONE)?;
+    rx.await.map_err(|_| code::ROOM_GONE)?
+}
+
+fn reservation_reply(status: StatusCode, room: &str, r: Reservation) -> Response {
+    answer(
+        status,
+        &json!({"room_code": room, "you": {"token": r.token, "seat": r.seat, "host": r.host}}),
+    )
+}
+
+fn refusal_status(c: &str) -> StatusCode {
+    match c {
+        code::ROOM_GONE => StatusCode::NOT_FOUND,
+        code::ROOM_FULL => StatusCode::CONFLICT,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// A new room with the caller in seat 0 as host.
+async fn create(shared: &Arc<Shared>, who: SeatRequest) -> Response {
+    let Some((room, _)) = crate::room::spawn(shared) else {
+        let why = format!(
+            "the server is at its limit of {} rooms",
+            shared.config.max_rooms
+        );
+        return refuse(StatusCode::CONFLICT, code::ROOM_FULL, why);
+    };
+    match reserve(shared, &room, &who).await {
+        Ok(r) => reservation_reply(StatusCode::CREATED, &room, r),
+        Err(c) => refuse(refusal_status(c), c, "the new room refused the seat"),
+    }
+}
+
+pub async fn create_room(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
+    Ok(match seat_request(&bytes) {
+        Ok(who) => create(&shared, who).await,
+        Err(r) => r,
+    })
+}
+
+pub async fn join_room(
+    room: String,
+    shared: Arc<Shared>,
+    bytes: bytes::Bytes,
+) -> Result<Response, Rejection> {
+    let who = match seat_request(&bytes) {
+        Ok(who) => who,
+        Err(r) => return Ok(r),
+    };
+    Ok(match reserve(&shared, &room, &who).await {
+        Ok(r) => reservation_reply(StatusCode::OK, &room, r),
+        Err(c) => {
+            let why = if c == code::ROOM_FULL {
+                "every seat is taken"
+            } else {
+                "no such room"
+            };
+            refuse(refusal_status(c), c, why)
+        }
+    })
+}
+
+/// Quick play: the fullest open lobby that still has a seat (least empty first), else a
+/// new room.
+pub async fn quick(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
+    let who = match seat_request(&bytes) {
+        Ok(who) => who,
+        Err(r) => return Ok(r),
+    };
+    for room in shared.rooms.open_lobbies(shared.config.max_players) {
+        if let Ok(r) = reserve(&shared, &room, &who).await
+            && r.seat.is_some()
+        {
+            return Ok(reservation_reply(StatusCode::OK, &room, r));
+        }
+    }
+    Ok(create(&shared, who).await)
+}
+
+pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    let gone = |why: &str| refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, why);
+    let Some(handle) = shared.rooms.get(&room) else {
+        return Ok(gone("no such room"));
+    };
+    let (reply, rx) = oneshot::channel();
+    if handle.tx.send(RoomCmd::Status { reply }).await.is_err() {
+        return Ok(gone("the room closed"));
+    }
+    Ok(match rx.await {
+        Ok(status) => answer(StatusCode::OK, &status),
+        Err(_) => gone("the room closed"),
+    })
+}

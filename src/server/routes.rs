@@ -1,0 +1,131 @@
+//! Every HTTP route of the server, as warp filters: the table of what answers where.
+//! (`/ws/{code}` upgrades are answered before these, in `upgrade`.)
+
+use super::reply::{answer, recover};
+use super::{info, rooms_api, seams};
+use crate::shared::Shared;
+use serde_json::json;
+use std::convert::Infallible;
+use std::sync::Arc;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+use warp::{Filter, Rejection};
+
+/// The most a request body may hold.
+const BODY_LIMIT: u64 = 4096;
+
+fn with(shared: &Arc<Shared>) -> impl Filter<Extract = (Arc<Shared>,), Error = Infallible> + Clone + use<> {
+    let shared = shared.clone();
+    warp::any().map(move || shared.clone())
+}
+
+fn body() -> impl Filter<Extract = (bytes::Bytes,), Error = Rejection> + Clone {
+    warp::body::content_length_limit(BODY_LIMIT).and(warp::body::bytes())
+}
+
+/// `/api/rooms…`: create, quick, join, status.
+fn rooms(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+    let create = warp::path!("api" / "rooms")
+        .and(warp::post())
+        .and(with(shared))
+        .and(body())
+        .and_then(rooms_api::create_room);
+    let quick = warp::path!("api" / "rooms" / "quick")
+        .and(warp::post())
+        .and(with(shared))
+        .and(body())
+        .and_then(rooms_api::quick);
+    let join = warp::path!("api" / "rooms" / String / "join")
+        .and(warp::post())
+        .and(with(shared))
+        .and(body())
+        .and_then(rooms_api::join_room);
+    let status = warp::path!("api" / "rooms" / String)
+        .and(warp::get())
+        .and(with(shared))
+        .and_then(rooms_api::room_status);
+    create.or(quick).unify().or(join).unify().or(status).unify()
+}
+
+/// Levels, the session, the census, metrics, health.
+fn info(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+    let auth = warp::header::optional::<String>("authorization");
+    let levels = warp::path!("api" / "levels")
+        .and(warp::get())
+        .and(auth)
+        .and(with(shared))
+        .and_then(info::levels);
+    let session = warp::path!("api" / "session")
+        .and(warp::get())
+        .and(auth)
+        .and(with(shared))
+        .and_then(info::session);
+    let stats = warp::path!("api" / "stats")
+        .and(warp::get())
+        .and(with(shared))
+        .map(|s: Arc<Shared>| answer(StatusCode::OK, &info::census(&s)));
+    let metrics = warp::path!("metrics")
+        .and(warp::get())
+        .and(with(shared))
+        .map(|s: Arc<Shared>| {
+            let text = info::metrics_text(&s);
+            warp::reply::with_header(text, "content-type", "text/plain; version=0.0.4")
+                .into_response()
+        });
+    let health = warp::path!("healthz")
+        .and(warp::get())
+        .map(|| answer(StatusCode::OK, &json!({"ok": true})));
+    levels
+        .or(session)
+        .unify()
+        .or(stats)
+        .unify()
+        .or(metrics)
+        .unify()
+        .or(health)
+        .unify()
+}
+
+/// The test seams: not found unless the server runs in test mode.
+fn seams(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+    let test_mode = shared.config.test_mode;
+    let gate = warp::any()
+        .and_then(move || async move {
+            if test_mode {
+                Ok(())
+            } else {
+                Err(warp::reject::not_found())
+            }
+        })
+        .untuple_one();
+    let kill = warp::path!("api" / "test" / "kill_socket" / String / String)
+        .and(warp::post())
+        .and(gate)
+        .and(with(shared))
+        .and_then(seams::kill_socket);
+    let panic = warp::path!("api" / "test" / "panic_tick" / String)
+        .and(warp::post())
+        .and(gate)
+        .and(with(shared))
+        .and_then(seams::panic_tick);
+    let fault = warp::path!("api" / "test" / "db_fault")
+        .and(warp::post())
+        .and(gate)
+        .and(with(shared))
+        .and(body())
+        .and_then(seams::db_fault);
+    kill.or(panic).unify().or(fault).unify()
+}
+
+/// Every route of the server; what matches none is a JSON 404.
+pub fn routes(
+    shared: &Arc<Shared>,
+) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone + use<> {
+    rooms(shared)
+        .or(info(shared))
+        .unify()
+        .or(seams(shared))
+        .unify()
+        .recover(recover)
+        .unify()
+}

@@ -1,0 +1,79 @@
+//! The test seams, served only with `UNDERCOOKED_TEST_MODE=1`: kill a token's socket,
+//! make a room's next tick panic, make the database slow or failing.
+
+use super::reply::{answer, refuse};
+use crate::shared::Shared;
+use crate::shared::registry::RoomCmd;
+use crate::wire::messages::code;
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use tokio::sync::oneshot;
+use warp::Rejection;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+pub async fn kill_socket(
+    room: String,
+    token: String,
+    shared: Arc<Shared>,
+) -> Result<Response, Rejection> {
+    let none = |why: &str| refuse(StatusCode::NOT_FOUND, "no_connection", why);
+    let Some(handle) = shared.rooms.get(&room) else {
+        return Ok(none("no such room"));
+    };
+    let (reply, rx) = oneshot::channel();
+    let _ = handle.tx.send(RoomCmd::Kill { token, reply }).await;
+    Ok(match rx.await {
+        Ok(true) => answer(StatusCode::OK, &json!({"killed": true})),
+        _ => none("that token holds no live socket here"),
+    })
+}
+
+pub async fn panic_tick(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    let Some(handle) = shared.rooms.get(&room) else {
+        return Ok(refuse(
+            StatusCode::NOT_FOUND,
+            code::ROOM_GONE,
+            "no such room",
+        ));
+    };
+    let _ = handle.tx.send(RoomCmd::PanicNextTick).await;
+    Ok(answer(StatusCode::OK, &json!({"armed": true})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaultBody {
+    #[serde(default)]
+    slow_ms: u64,
+    #[serde(default)]
+    fail: bool,
+}
+
+pub async fn db_fault(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
+    let body: FaultBody = match serde_json::from_slice(&bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            return Ok(refuse(
+                StatusCode::BAD_REQUEST,
+                code::BAD_FIELD,
+                e.to_string(),
+            ));
+        }
+    };
+    let Some(chain) = shared.chain() else {
+        return Ok(refuse(
+            StatusCode::NOT_FOUND,
+            "no_history",
+            "the server has no database",
+        ));
+    };
+    chain.faults.slow_ms.store(body.slow_ms, Relaxed);
+    chain.faults.fail.store(body.fail, Relaxed);
+    Ok(answer(
+        StatusCode::OK,
+        &json!({"slow_ms": body.slow_ms, "fail": body.fail}),
+    ))
+}

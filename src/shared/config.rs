@@ -1,0 +1,281 @@
+//! The server's settings, read once: every one a `serve` flag with its `UNDERCOOKED_*`
+//! environment variable (the flag wins), parsed by clap into `ServerArgs`, then checked as a
+//! whole into the plain `ServerConfig` the rest of the server reads and never re-parses.
+//!
+//! A bad value refuses to start with a message naming the variable and the accepted range;
+//! `serve` exits 2 on it.
+
+use clap::builder::TypedValueParser;
+use std::fmt::Display;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+/// `undercooked serve`'s settings as given.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServerArgs {
+    /// Address to listen on.
+    #[arg(long, env = "UNDERCOOKED_BIND", default_value = "127.0.0.1:8000", value_parser = address)]
+    pub bind: SocketAddr,
+    /// Where live rounds' replay files, the outbox and the database go.
+    #[arg(long, env = "UNDERCOOKED_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// The levels folder.
+    #[arg(long = "levels", env = "UNDERCOOKED_LEVELS_DIR", default_value = "levels")]
+    pub levels_dir: PathBuf,
+    /// Log lines as `human` or `json`.
+    #[arg(long, value_enum, env = "UNDERCOOKED_LOG_FORMAT", default_value = "human")]
+    pub log_format: LogFormat,
+    /// Which log lines to write (a `tracing` filter, such as `info` or `undercooked=debug`).
+    #[arg(long = "log", env = "UNDERCOOKED_LOG", default_value = "info")]
+    pub log_filter: String,
+    /// The largest client frame, in bytes.
+    #[arg(long, env = "UNDERCOOKED_MAX_MESSAGE_BYTES", default_value = "4096",
+          value_parser = ranged::<usize>("UNDERCOOKED_MAX_MESSAGE_BYTES", 256, 65536))]
+    pub max_message_bytes: usize,
+    /// Client frames a second before `rate_limited` (the token bucket's size and refill).
+    #[arg(long, env = "UNDERCOOKED_MAX_INPUTS_PER_S", default_value = "40",
+          value_parser = ranged::<u32>("UNDERCOOKED_MAX_INPUTS_PER_S", 1, 1000))]
+    pub max_inputs_per_s: u32,
+    /// Simulation ticks a second.
+    #[arg(long, env = "UNDERCOOKED_TICK_HZ", default_value = "20",
+          value_parser = ranged::<u32>("UNDERCOOKED_TICK_HZ", 5, 60))]
+    pub tick_hz: u32,
+    /// Player snapshots a second (a divisor of the tick rate; default the tick rate, at most 20).
+    #[arg(long, env = "UNDERCOOKED_SNAPSHOT_HZ",
+          value_parser = ranged::<u32>("UNDERCOOKED_SNAPSHOT_HZ", 1, 60))]
+    pub snapshot_hz: Option<u32>,
+    /// Extra delay on every frame a socket sends (testing only).
+    #[arg(long, env = "UNDERCOOKED_SIM_LATENCY_MS", default_value = "0",
+          value_parser = ranged::<u64>("UNDERCOOKED_SIM_LATENCY_MS", 0, 5000))]
+    pub sim_latency_ms: u64,
+    /// Seats per room.
+    #[arg(long, env = "UNDERCOOKED_MAX_PLAYERS", default_value = "4",
+          value_parser = ranged::<u8>("UNDERCOOKED_MAX_PLAYERS", 1, crate::sim::SEATS as u8))]
+    pub max_players: u8,
+    /// `Origin`s allowed to open sockets, comma-separated (empty: any).
+    #[arg(long, env = "UNDERCOOKED_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// Rooms the server holds at once.
+    #[arg(long, env = "UNDERCOOKED_MAX_ROOMS", default_value = "1000",
+          value_parser = ranged::<usize>("UNDERCOOKED_MAX_ROOMS", 1, 100_000))]
+    pub max_rooms: usize,
+    /// Spectators per room.
+    #[arg(long, env = "UNDERCOOKED_MAX_SPECTATORS", default_value = "8",
+          value_parser = ranged::<usize>("UNDERCOOKED_MAX_SPECTATORS", 0, 64))]
+    pub max_spectators: usize,
+    /// Enables the `/api/test/*` seams (`1` or `0`).
+    #[arg(long, env = "UNDERCOOKED_TEST_MODE", default_value = "0", value_parser = switch,
+          action = clap::ArgAction::Set, hide = true)]
+    pub test_mode: bool,
+    /// How long a dropped seat is kept, in seconds.
+    #[arg(long, env = "UNDERCOOKED_GUEST_IDLE_TIMEOUT_S", default_value = "45",
+          value_parser = ranged::<u64>("UNDERCOOKED_GUEST_IDLE_TIMEOUT_S", 1, 86_400))]
+    pub guest_idle_timeout_s: u64,
+    /// How long an empty room in the lobby or after a round stays open, in seconds.
+    #[arg(long, env = "UNDERCOOKED_EMPTY_ROOM_GRACE_S", default_value = "30",
+          value_parser = ranged::<u64>("UNDERCOOKED_EMPTY_ROOM_GRACE_S", 1, 86_400))]
+    pub empty_room_grace_s: u64,
+}
+
+/// The settings, checked as a whole.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub bind: SocketAddr,
+    pub data_dir: PathBuf,
+    pub levels_dir: PathBuf,
+    pub log_format: LogFormat,
+    pub log_filter: String,
+    pub max_message_bytes: usize,
+    pub max_inputs_per_s: u32,
+    pub tick_hz: u32,
+    pub snapshot_hz: u32,
+    pub sim_latency_ms: u64,
+    pub max_players: u8,
+    /// Allowed `Origin`s; empty = any.
+    pub allowed_origins: Vec<String>,
+    pub max_rooms: usize,
+    pub max_spectators: usize,
+    pub test_mode: bool,
+    pub guest_idle_timeout_s: u64,
+    /// How long an empty room in the lobby or after a round stays open.
+    pub empty_room_grace_s: u64,
+}
+
+/// A refused setting: which one, what it got, what it takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl TryFrom<ServerArgs> for ServerConfig {
+    type Error = ConfigError;
+
+    fn try_from(a: ServerArgs) -> Result<ServerConfig, ConfigError> {
+        let snapshot_hz = a.snapshot_hz.unwrap_or(a.tick_hz.min(20));
+        if snapshot_hz > a.tick_hz || a.tick_hz % snapshot_hz != 0 {
+            return Err(ConfigError(format!(
+                "UNDERCOOKED_SNAPSHOT_HZ={snapshot_hz} must divide UNDERCOOKED_TICK_HZ={} (accepted: a divisor of the tick rate)",
+                a.tick_hz
+            )));
+        }
+        Ok(ServerConfig {
+            bind: a.bind,
+            data_dir: a.data_dir,
+            levels_dir: a.levels_dir,
+            log_format: a.log_format,
+            log_filter: a.log_filter,
+            max_message_bytes: a.max_message_bytes,
+            max_inputs_per_s: a.max_inputs_per_s,
+            tick_hz: a.tick_hz,
+            snapshot_hz,
+            sim_latency_ms: a.sim_latency_ms,
+            max_players: a.max_players,
+            allowed_origins: a
+                .allowed_origins
+                .into_iter()
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty())
+                .collect(),
+            max_rooms: a.max_rooms,
+            max_spectators: a.max_spectators,
+            test_mode: a.test_mode,
+            guest_idle_timeout_s: a.guest_idle_timeout_s,
+            empty_room_grace_s: a.empty_room_grace_s,
+        })
+    }
+}
+
+impl ServerConfig {
+    /// The settings from `UNDERCOOKED_*` names and values, as an operator writes them (the
+    /// process environment fills in the rest, as for `serve`). Tests start servers this way.
+    pub fn from_settings(settings: &[(&str, &str)]) -> Result<ServerConfig, ConfigError> {
+        use clap::{Args, FromArgMatches};
+        let cmd = ServerArgs::augment_args(clap::Command::new("serve").no_binary_name(true));
+        let mut argv: Vec<String> = Vec::new();
+        for (var, value) in settings {
+            let flag = cmd
+                .get_arguments()
+                .find(|a| a.get_env().is_some_and(|e| e == *var))
+                .and_then(|a| a.get_long())
+                .ok_or_else(|| ConfigError(format!("{var} is not a server setting")))?;
+            argv.push(format!("--{flag}={value}"));
+        }
+        let matches = cmd
+            .try_get_matches_from(argv)
+            .map_err(|e| ConfigError(e.to_string()))?;
+        let args = ServerArgs::from_arg_matches(&matches).map_err(|e| ConfigError(e.to_string()))?;
+        ServerConfig::try_from(args)
+    }
+}
+
+impl Default for ServerConfig {
+    /// The documented defaults (what `serve` runs with when nothing is set).
+    fn default() -> ServerConfig {
+        ServerConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 8000)),
+            data_dir: PathBuf::from("data"),
+            levels_dir: PathBuf::from("levels"),
+            log_format: LogFormat::Human,
+            log_filter: "info".into(),
+            max_message_bytes: 4096,
+            max_inputs_per_s: 40,
+            tick_hz: 20,
+            snapshot_hz: 20,
+            sim_latency_ms: 0,
+            max_players: crate::sim::SEATS as u8,
+            allowed_origins: Vec::new(),
+            max_rooms: 1000,
+            max_spectators: 8,
+            test_mode: false,
+            guest_idle_timeout_s: 45,
+            empty_room_grace_s: 30,
+        }
+    }
+}
+
+/// A whole number within `min..=max`; the refusal names the variable and the range.
+fn ranged<T>(var: &'static str, min: T, max: T) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr + PartialOrd + Display + Copy + Clone + Send + Sync + 'static,
+{
+    clap::builder::StringValueParser::new().try_map(move |raw: String| {
+        let v: T = raw.trim().parse().map_err(|_| {
+            format!("{var}={raw:?} is not a whole number (accepted: {min}-{max})")
+        })?;
+        if v < min || v > max {
+            return Err(format!("{var}={v} is out of range (accepted: {min}-{max})"));
+        }
+        Ok(v)
+    })
+}
+
+fn address(raw: &str) -> Result<SocketAddr, String> {
+    raw.trim()
+        .parse()
+        .map_err(|_| format!("UNDERCOOKED_BIND={raw:?} is not an address like 127.0.0.1:8000"))
+}
+
+/// `1`/`true` or `0`/`false` (empty is `0`).
+fn switch(raw: &str) -> Result<bool, String> {
+    match raw.trim() {
+        "" | "0" | "false" => Ok(false),
+        "1" | "true" => Ok(true),
+        other => Err(format!("UNDERCOOKED_TEST_MODE={other:?} is not 0 or 1")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = ServerConfig::from_settings(&[]).unwrap();
+        assert_eq!(
+            (c.tick_hz, c.snapshot_hz, c.max_players, c.max_rooms),
+            (20, 20, 4, 1000)
+        );
+        let d = ServerConfig::default();
+        assert_eq!(
+            (c.bind, c.max_message_bytes, c.guest_idle_timeout_s),
+            (d.bind, d.max_message_bytes, d.guest_idle_timeout_s),
+            "the documented defaults are clap's defaults"
+        );
+        let c = ServerConfig::from_settings(&[
+            ("UNDERCOOKED_TICK_HZ", "30"),
+            ("UNDERCOOKED_SNAPSHOT_HZ", "10"),
+            ("UNDERCOOKED_ALLOWED_ORIGINS", "http://a, ,http://b"),
+        ])
+        .unwrap();
+        assert_eq!((c.tick_hz, c.snapshot_hz), (30, 10));
+        assert_eq!(c.allowed_origins, ["http://a", "http://b"]);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable_and_the_range() {
+        let e = ServerConfig::from_settings(&[("UNDERCOOKED_MAX_PLAYERS", "5")]).unwrap_err();
+        assert!(
+            e.0.contains("UNDERCOOKED_MAX_PLAYERS=5 is out of range (accepted: 1-4)"),
+            "{e}"
+        );
+        let e = ServerConfig::from_settings(&[("UNDERCOOKED_TICK_HZ", "fast")]).unwrap_err();
+        assert!(
+            e.0.contains("UNDERCOOKED_TICK_HZ") && e.0.contains("5-60"),
+            "{e}"
+        );
+        let e = ServerConfig::from_settings(&[
+            ("UNDERCOOKED_TICK_HZ", "20"),
+            ("UNDERCOOKED_SNAPSHOT_HZ", "15"),
+        ])
+        .unwrap_err();
+        assert!(e.0.contains("must divide"), "{e}");
+        let e = ServerConfig::from_settings(&[("UNDERCOOKED_TEST_MODE", "yes")]).unwrap_err();
+        assert!(e.0.contains("is not 0 or 1"), "{e}");
+    }
+}

@@ -1,0 +1,187 @@
+//! The room registry: every open room by its code, how to reach it, and what it shows
+//! without being asked.
+//!
+//! A room owns its state; the registry holds its mailbox (`RoomCmd`s go in, the room's task
+//! takes them out) and a few atomics the room keeps current (its state and head counts) for
+//! quick play and the census. `RoomCmd` is the room's whole interface: HTTP handlers and
+//! sockets speak to a room only through it. It cannot carry `hello` or `ping` as messages:
+//! the socket answers `ping` itself and turns `hello` into `RoomCmd::Hello`.
+
+use super::conn::ConnLink;
+use crate::store::quests::Completion;
+use crate::wire::messages::{RoomMsg, RoomState, RoomStatus};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, oneshot};
+
+/// Commands a room's mailbox holds before senders wait.
+const MAILBOX: usize = 1024;
+
+/// The seat a token got from an HTTP create/join/quick (null while spectating).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reservation {
+    pub token: String,
+    pub seat: Option<u8>,
+    pub host: bool,
+}
+
+pub enum RoomCmd {
+    /// HTTP create/join/quick: take (or find) a seat for this token.
+    Reserve {
+        token: String,
+        name: Option<String>,
+        reply: oneshot::Sender<Result<Reservation, &'static str>>,
+    },
+    /// A socket's `hello` (the socket already checked the protocol version).
+    Hello {
+        conn: ConnLink,
+        token: Option<String>,
+        name: Option<String>,
+    },
+    /// A message from a connection that said hello.
+    Msg { conn: u64, msg: RoomMsg },
+    /// A connection ended (closed, dropped, timed out, evicted).
+    Gone { conn: u64 },
+    /// Test seam: force-close a token's connection. Replies whether there was one.
+    Kill {
+        token: String,
+        reply: oneshot::Sender<bool>,
+    },
+    /// Test seam: make the next tick panic.
+    PanicNextTick,
+    /// The public summary for `GET /api/rooms/{code}`.
+    Status { reply: oneshot::Sender<RoomStatus> },
+    /// A quest a seated session completed: told to that player alone.
+    QuestCompleted(Completion),
+    /// Server shutdown: finish the round as aborted, close every socket 1001.
+    Shutdown { reply: oneshot::Sender<()> },
+}
+
+/// What the registry knows of a room without asking it.
+pub struct RoomInfo {
+    state: AtomicU8,
+    seated: AtomicU8,
+    spectators: AtomicU8,
+}
+
+impl RoomInfo {
+    fn new() -> RoomInfo {
+        RoomInfo {
+            state: AtomicU8::new(RoomState::Lobby.index()),
+            seated: AtomicU8::new(0),
+            spectators: AtomicU8::new(0),
+        }
+    }
+
+    pub fn state(&self) -> RoomState {
+        RoomState::from_index(self.state.load(Relaxed)).unwrap_or(RoomState::Closed)
+    }
+
+    pub fn seated(&self) -> u8 {
+        self.seated.load(Relaxed)
+    }
+
+    pub fn spectators(&self) -> u8 {
+        self.spectators.load(Relaxed)
+    }
+
+    /// The room publishes its state and head counts (after every command and tick).
+    pub fn publish(&self, state: RoomState, seated: usize, spectators: usize) {
+        self.state.store(state.index(), Relaxed);
+        self.seated.store(seated.min(u8::MAX as usize) as u8, Relaxed);
+        self.spectators
+            .store(spectators.min(u8::MAX as usize) as u8, Relaxed);
+    }
+}
+
+/// How to reach a room: its mailbox and its published info.
+#[derive(Clone)]
+pub struct RoomHandle {
+    pub tx: mpsc::Sender<RoomCmd>,
+    pub info: Arc<RoomInfo>,
+}
+
+#[derive(Default)]
+pub struct Registry {
+    rooms: Mutex<BTreeMap<String, RoomHandle>>,
+}
+
+/// Room codes: 5 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
+const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+fn room_code() -> String {
+    let mut buf = [0u8; 5];
+    getrandom::fill(&mut buf).expect("the OS random number generator is available");
+    buf.iter()
+        .map(|b| CODE_ALPHABET[*b as usize % CODE_ALPHABET.len()] as char)
+        .collect()
+}
+
+impl Registry {
+    fn rooms(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, RoomHandle>> {
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers a new room under a fresh code: its code, its handle and its mailbox's
+    /// receiving end. `None` when `max_rooms` are open.
+    pub fn open(
+        &self,
+        max_rooms: usize,
+    ) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
+        let mut rooms = self.rooms();
+        if rooms.len() >= max_rooms {
+            return None;
+        }
+        let code = loop {
+            let c = room_code();
+            if !rooms.contains_key(&c) {
+                break c;
+            }
+        };
+        let (tx, rx) = mpsc::channel(MAILBOX);
+        let handle = RoomHandle {
+            tx,
+            info: Arc::new(RoomInfo::new()),
+        };
+        rooms.insert(code.clone(), handle.clone());
+        Some((code, handle, rx))
+    }
+
+    pub fn get(&self, code: &str) -> Option<RoomHandle> {
+        self.rooms().get(code).cloned()
+    }
+
+    /// A closed room leaves the registry.
+    pub fn forget(&self, code: &str) {
+        self.rooms().remove(code);
+    }
+
+    pub fn all(&self) -> Vec<RoomHandle> {
+        self.rooms().values().cloned().collect()
+    }
+
+    /// Lobbies with a free seat, fullest first (ties by code): where quick play looks.
+    pub fn open_lobbies(&self, max_players: u8) -> Vec<String> {
+        let mut lobbies: Vec<(u8, String)> = self
+            .rooms()
+            .iter()
+            .filter(|(_, h)| h.info.state() == RoomState::Lobby && h.info.seated() < max_players)
+            .map(|(code, h)| (h.info.seated(), code.clone()))
+            .collect();
+        lobbies.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        lobbies.into_iter().map(|(_, code)| code).collect()
+    }
+
+    /// Rooms by state, and spectators in all of them.
+    pub fn headcount(&self) -> (BTreeMap<RoomState, u64>, u64) {
+        let mut by_state: BTreeMap<RoomState, u64> =
+            RoomState::ALL.iter().map(|s| (*s, 0)).collect();
+        let mut spectators = 0;
+        for h in self.rooms().values() {
+            *by_state.entry(h.info.state()).or_insert(0) += 1;
+            spectators += h.info.spectators() as u64;
+        }
+        (by_state, spectators)
+    }
+}

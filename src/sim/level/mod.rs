@@ -1,0 +1,452 @@
+//! Level files: the TOML format of GAME-RULES.md, parsed from text and validated.
+//!
+//! The sim never reads files; a caller hands `Level::parse` a file name (for messages) and
+//! the text. Every refusal is a `LevelError` naming the file, the line and the column of the
+//! offending value, so a level author can go straight to it. Durations stay in seconds here;
+//! `Rules` turns them into whole ticks once the round's `tick_hz` is known. `file` is the
+//! TOML shape, `grid_text` the grid, `carts` the cart loops.
+
+mod carts;
+mod file;
+mod grid_text;
+
+use super::grid::Grid;
+use super::items::Recipe;
+use carts::parse_carts;
+use file::LevelFile;
+use grid_text::{grid_error, missing_station_for, parse_grid, unreachable_station};
+use serde::Deserialize;
+use std::ops::Range;
+use toml::Spanned;
+
+/// A refused level: where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct LevelError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// The tuning knobs of GAME-RULES.md (seconds, tiles per second, counts).
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tuning {
+    pub max_speed: f64,
+    pub chop_s: f64,
+    pub cook_s: f64,
+    pub burn_grace_s: f64,
+    pub burn_s: f64,
+    pub wash_s: f64,
+    pub extinguish_s: f64,
+    pub plate_return_s: f64,
+    pub fire_spread_s: f64,
+    pub max_fires: u32,
+    pub spill_life_s: f64,
+    pub slip_stun_s: f64,
+    pub cart_speed: f64,
+    pub cart_stun_s: f64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            max_speed: 4.0,
+            chop_s: 1.5,
+            cook_s: 8.0,
+            burn_grace_s: 6.0,
+            burn_s: 4.0,
+            wash_s: 1.5,
+            extinguish_s: 2.0,
+            plate_return_s: 5.0,
+            fire_spread_s: 5.0,
+            max_fires: 4,
+            spill_life_s: 10.0,
+            slip_stun_s: 1.0,
+            cart_speed: 1.5,
+            cart_stun_s: 1.5,
+        }
+    }
+}
+
+/// A validated level. Owned by `Rules`; shared read-only by the sim, the encoder and bots.
+#[derive(Clone, Debug)]
+pub struct Level {
+    pub id: String,
+    pub order: u32,
+    pub name: String,
+    pub time_limit_s: f64,
+    pub target_score: u32,
+    pub plates: u32,
+    /// What orders draw from, repeats weighting a recipe.
+    pub recipes: Vec<Recipe>,
+    pub grid: Grid,
+    pub first_order_s: f64,
+    pub interval_s: [f64; 2],
+    pub max_orders: u32,
+    pub deadline_s: f64,
+    pub miss_penalty: u32,
+    pub spill_every_s: f64,
+    pub rush_at_s: Vec<f64>,
+    pub rush_len_s: f64,
+    /// Each cart's looped waypoints, in tile coordinates.
+    pub carts: Vec<Vec<(u16, u16)>>,
+    pub tuning: Tuning,
+}
+
+/// The biggest grid side a level may have; bounds memory and path searches.
+pub const MAX_GRID_SIDE: usize = 128;
+
+pub(super) struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    pub(super) fn at(&self, offset: usize, message: impl Into<String>) -> LevelError {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        LevelError {
+            file: self.file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    pub(super) fn span(&self, span: Range<usize>, message: impl Into<String>) -> LevelError {
+        self.at(span.start, message)
+    }
+}
+
+fn check_secs(
+    ctx: &Ctx,
+    v: &Spanned<f64>,
+    what: &str,
+    min: f64,
+    max: f64,
+) -> Result<f64, LevelError> {
+    let x = *v.get_ref();
+    if !x.is_finite() || x < min || x > max {
+        return Err(ctx.span(
+            v.span(),
+            format!("{what} must be between {min} and {max}, got {x}"),
+        ));
+    }
+    Ok(x)
+}
+
+impl Level {
+    /// Parses and validates a level file's text. `file` only names the file in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Level, LevelError> {
+        let ctx = Ctx { file, text };
+        let raw: LevelFile = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or(0, |s| s.start);
+            ctx.at(at, e.message().trim().to_string())
+        })?;
+        let time_limit_s = check_head(&ctx, &raw)?;
+        let grid = parse_grid(&ctx, &raw.grid)?;
+        let recipes = parse_recipes(&ctx, &raw.recipes, &grid)?;
+        let orders = parse_orders(&ctx, &raw.orders)?;
+        let hazards = parse_hazards(&ctx, &raw.hazards, time_limit_s)?;
+        let carts = parse_carts(&ctx, &grid, &raw.hazards.carts)?;
+        let tuning = raw.tuning.clone();
+        check_tuning(&ctx, &tuning, text)?;
+        if let Some((x, y)) = unreachable_station(&grid) {
+            let kind = grid.station_at(x, y).map_or("station", |k| k.name());
+            return Err(grid_error(
+                &ctx,
+                &raw.grid,
+                x,
+                y,
+                format!("this {kind} cannot be reached from spawn 1"),
+            ));
+        }
+        Ok(Level {
+            id: raw.id.get_ref().clone(),
+            order: raw.order,
+            name: raw.name.get_ref().trim().to_string(),
+            time_limit_s,
+            target_score: *raw.target_score.get_ref(),
+            plates: *raw.plates.get_ref(),
+            recipes,
+            grid,
+            first_order_s: orders.first_order_s,
+            interval_s: orders.interval_s,
+            max_orders: orders.max_orders,
+            deadline_s: orders.deadline_s,
+            miss_penalty: orders.miss_penalty,
+            spill_every_s: hazards.spill_every_s,
+            rush_at_s: hazards.rush_at_s,
+            rush_len_s: hazards.rush_len_s,
+            carts,
+            tuning,
+        })
+    }
+}
+
+/// The id, the name, the time limit, the target and the plates. Returns the time limit.
+fn check_head(ctx: &Ctx, raw: &LevelFile) -> Result<f64, LevelError> {
+    let id = raw.id.get_ref();
+    let id_ok = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !id_ok {
+        return Err(ctx.span(
+            raw.id.span(),
+            "id must be 1-64 characters of a-z, 0-9 and _",
+        ));
+    }
+    if raw.name.get_ref().trim().is_empty() || raw.name.get_ref().chars().count() > 64 {
+        return Err(ctx.span(raw.name.span(), "name must be 1-64 characters"));
+    }
+    let time_limit_s = check_secs(ctx, &raw.time_limit_s, "time_limit_s", 1.0, 3600.0)?;
+    if *raw.target_score.get_ref() == 0 {
+        return Err(ctx.span(raw.target_score.span(), "target_score must be at least 1"));
+    }
+    if !(1..=64).contains(raw.plates.get_ref()) {
+        return Err(ctx.span(raw.plates.span(), "plates must be between 1 and 64"));
+    }
+    Ok(time_limit_s)
+}
+
+/// The recipes orders draw from, each makeable on this grid.
+fn parse_recipes(
+    ctx: &Ctx,
+    list: &Spanned<Vec<Spanned<String>>>,
+    grid: &Grid,
+) -> Result<Vec<Recipe>, LevelError> {
+    if list.get_ref().is_empty() {
+        return Err(ctx.span(list.span(), "recipes must list at least one recipe"));
+    }
+    let mut recipes = Vec::new();
+    for r in list.get_ref() {
+        let recipe = Recipe::parse(r.get_ref()).ok_or_else(|| {
+            ctx.span(
+                r.span(),
+                format!(
+                    "unknown recipe {:?} (known: tomato_soup, onion_soup, mushroom_soup, salad, garden_salad)",
+                    r.get_ref()
+                ),
+            )
+        })?;
+        if let Some(missing) = missing_station_for(grid, recipe) {
+            return Err(ctx.span(
+                r.span(),
+                format!("recipe {} cannot be made here: {missing}", recipe.id()),
+            ));
+        }
+        recipes.push(recipe);
+    }
+    Ok(recipes)
+}
+
+/// The `[orders]` table, checked.
+struct Orders {
+    first_order_s: f64,
+    interval_s: [f64; 2],
+    max_orders: u32,
+    deadline_s: f64,
+    miss_penalty: u32,
+}
+
+fn parse_orders(ctx: &Ctx, o: &file::OrdersFile) -> Result<Orders, LevelError> {
+    let first_order_s = check_secs(ctx, &o.first_order_s, "orders.first_order_s", 0.0, 3600.0)?;
+    let [lo, hi] = *o.interval_s.get_ref();
+    if !(lo.is_finite() && hi.is_finite() && lo >= 0.5 && lo <= hi && hi <= 3600.0) {
+        return Err(ctx.span(
+            o.interval_s.span(),
+            "orders.interval_s must be [min, max] with 0.5 <= min <= max <= 3600",
+        ));
+    }
+    if !(1..=16).contains(o.max_orders.get_ref()) {
+        return Err(ctx.span(
+            o.max_orders.span(),
+            "orders.max_orders must be between 1 and 16",
+        ));
+    }
+    let deadline_s = check_secs(ctx, &o.deadline_s, "orders.deadline_s", 1.0, 3600.0)?;
+    Ok(Orders {
+        first_order_s,
+        interval_s: [lo, hi],
+        max_orders: *o.max_orders.get_ref(),
+        deadline_s,
+        miss_penalty: *o.miss_penalty.get_ref(),
+    })
+}
+
+/// The `[hazards]` table's timings (carts are parsed against the grid).
+struct Hazards {
+    spill_every_s: f64,
+    rush_at_s: Vec<f64>,
+    rush_len_s: f64,
+}
+
+fn parse_hazards(
+    ctx: &Ctx,
+    h: &file::HazardsFile,
+    time_limit_s: f64,
+) -> Result<Hazards, LevelError> {
+    let spill_every_s = match &h.spill_every_s {
+        Some(v) => check_secs(ctx, v, "hazards.spill_every_s", 0.0, 3600.0)?,
+        None => 0.0,
+    };
+    let mut rush_at_s = Vec::new();
+    for r in &h.rush_at_s {
+        rush_at_s.push(check_secs(ctx, r, "hazards.rush_at_s", 0.0, time_limit_s)?);
+    }
+    if rush_at_s.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(ctx.at(
+            h.rush_at_s[0].span().start,
+            "hazards.rush_at_s must be increasing",
+        ));
+    }
+    let rush_len_s = match &h.rush_len_s {
+        Some(v) => check_secs(ctx, v, "hazards.rush_len_s", 1.0, 3600.0)?,
+        None => 20.0,
+    };
+    Ok(Hazards {
+        spill_every_s,
+        rush_at_s,
+        rush_len_s,
+    })
+}
+
+fn check_tuning(ctx: &Ctx, t: &Tuning, text: &str) -> Result<(), LevelError> {
+    let at = text.find("[tuning]").unwrap_or(0);
+    let positive = [
+        ("max_speed", t.max_speed, 0.5, 20.0),
+        ("chop_s", t.chop_s, 0.05, 600.0),
+        ("cook_s", t.cook_s, 0.05, 600.0),
+        ("burn_grace_s", t.burn_grace_s, 0.05, 600.0),
+        ("burn_s", t.burn_s, 0.05, 600.0),
+        ("wash_s", t.wash_s, 0.05, 600.0),
+        ("extinguish_s", t.extinguish_s, 0.05, 600.0),
+        ("plate_return_s", t.plate_return_s, 0.0, 600.0),
+        ("fire_spread_s", t.fire_spread_s, 0.5, 600.0),
+        ("spill_life_s", t.spill_life_s, 0.5, 600.0),
+        ("slip_stun_s", t.slip_stun_s, 0.0, 60.0),
+        ("cart_speed", t.cart_speed, 0.1, 20.0),
+        ("cart_stun_s", t.cart_stun_s, 0.0, 60.0),
+    ];
+    for (name, v, lo, hi) in positive {
+        if !v.is_finite() || v < lo || v > hi {
+            return Err(ctx.at(
+                at,
+                format!("tuning.{name} must be between {lo} and {hi}, got {v}"),
+            ));
+        }
+    }
+    if !(1..=64).contains(&t.max_fires) {
+        return Err(ctx.at(at, "tuning.max_fires must be between 1 and 64"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str = r#"id = "t1"
+order = 0
+name = "Test"
+target_score = 10
+recipes = ["tomato_soup"]
+grid = """
+#######
+#t.K.S#
+#1.2.W#
+#3.4.C#
+#######
+"""
+"#;
+
+    #[test]
+    fn a_good_level_parses_with_defaults() {
+        let level = Level::parse("t1.toml", OK).unwrap();
+        assert_eq!(level.time_limit_s, 150.0);
+        assert_eq!(level.plates, 3);
+        assert_eq!(level.max_orders, 4);
+        assert_eq!(level.grid.width(), 7);
+    }
+
+    #[test]
+    fn an_unknown_letter_is_named_with_line_and_column() {
+        let bad = OK.replace("#3.4.C#", "#3.4XC#");
+        let err = Level::parse("x.toml", &bad).unwrap_err();
+        assert_eq!((err.line, err.column), (10, 5), "{err}");
+        assert!(err.message.contains("unknown grid letter 'X'"), "{err}");
+        assert!(err.to_string().starts_with("x.toml:10:5:"));
+    }
+
+    #[test]
+    fn a_ragged_row_is_refused() {
+        let bad = OK.replace("#1.2.W#", "#1.2.W");
+        let err = Level::parse("x.toml", &bad).unwrap_err();
+        assert_eq!(err.line, 9, "{err}");
+        assert!(err.message.contains("ragged"));
+    }
+
+    #[test]
+    fn a_missing_spawn_is_refused() {
+        let err = Level::parse("x.toml", &OK.replace('4', ".")).unwrap_err();
+        assert!(err.message.contains("no spawn 4"), "{err}");
+    }
+
+    #[test]
+    fn an_unmakeable_recipe_is_refused_at_the_recipe() {
+        let err = Level::parse(
+            "x.toml",
+            &OK.replace("[\"tomato_soup\"]", "[\"tomato_soup\", \"salad\"]"),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 5);
+        assert!(err.message.contains("no lettuce shelf"), "{err}");
+    }
+
+    #[test]
+    fn an_unreachable_station_is_refused() {
+        let walled = OK
+            .replace("#t.K.S#", "#t.K#S#")
+            .replace("#1.2.W#", "#1.2##W");
+        let err = Level::parse("x.toml", &walled.replace("#3.4.C#", "#3.4#C#")).unwrap_err();
+        assert!(err.message.contains("cannot be reached"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_types_are_refused_with_a_position() {
+        let err = Level::parse("x.toml", &OK.replace("order = 0", "order = \"one\"")).unwrap_err();
+        assert_eq!(err.line, 2, "{err}");
+        let err =
+            Level::parse("x.toml", &format!("{OK}\n[tuning]\nchop_seconds = 2\n")).unwrap_err();
+        assert!(err.message.contains("chop_seconds"), "{err}");
+        let err = Level::parse("x.toml", "id = ").unwrap_err();
+        assert_eq!(err.line, 1);
+    }
+
+    #[test]
+    fn cart_waypoints_must_be_axis_aligned_floor_runs() {
+        let diag = format!("{OK}\n[hazards]\ncarts = [[[1, 2], [2, 3]]]\n");
+        assert!(
+            Level::parse("x.toml", &diag)
+                .unwrap_err()
+                .message
+                .contains("axis-aligned")
+        );
+        let wall = format!("{OK}\n[hazards]\ncarts = [[[1, 2], [0, 2]]]\n");
+        assert!(
+            Level::parse("x.toml", &wall)
+                .unwrap_err()
+                .message
+                .contains("not a floor tile")
+        );
+        let good = format!("{OK}\n[hazards]\ncarts = [[[1, 2], [1, 3]]]\n");
+        assert_eq!(Level::parse("x.toml", &good).unwrap().carts.len(), 1);
+    }
+}
+

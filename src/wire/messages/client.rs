@@ -1,0 +1,378 @@
+//! What clients send: strict parsing of a text frame into a message, and its validation.
+//!
+//! Duplicate keys, unknown fields, wrong types and out-of-range values are refused with
+//! the error code the protocol names. The result separates what the socket answers itself
+//! (`hello`, `ping`) from what goes to the room (`RoomMsg`), so a room is never handed a
+//! message it has no business with.
+
+use super::tables::{code, limits};
+use crate::wire::strict::{StrictError, parse};
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct HelloBody {
+    p: i64,
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct SetLevelBody {
+    level: String,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Vec2Body {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct InputBody {
+    seq: i64,
+    #[serde(rename = "move")]
+    mv: Vec2Body,
+    act: bool,
+    face: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct EmoteBody {
+    id: String,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct PingBody {
+    t: i64,
+}
+
+/// A validated `input`: the move as the client sent it (magnitude ≤ 1, checked).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputMsg {
+    pub seq: u64,
+    pub mv: (f64, f64),
+    pub act: bool,
+    /// The facing the client asked for (0 up, 1 right, 2 down, 3 left), if any.
+    pub face: Option<u8>,
+    /// The move's magnitude was over 1 by float noise and was clamped.
+    pub clamped: bool,
+}
+
+/// A client frame, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientMsg {
+    Hello {
+        p: i64,
+        token: Option<String>,
+        name: Option<String>,
+    },
+    Ping {
+        t: u64,
+    },
+    /// Everything else: a message for the room.
+    Room(RoomMsg),
+}
+
+/// The messages a room handles (after the socket's `hello`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoomMsg {
+    Ready,
+    SetLevel { level: String },
+    Start,
+    Input(InputMsg),
+    Emote { id: String },
+    ToLobby,
+    NextLevel,
+}
+
+impl ClientMsg {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ClientMsg::Hello { .. } => "hello",
+            ClientMsg::Ping { .. } => "ping",
+            ClientMsg::Room(m) => m.kind(),
+        }
+    }
+}
+
+impl RoomMsg {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RoomMsg::Ready => "ready",
+            RoomMsg::SetLevel { .. } => "set_level",
+            RoomMsg::Start => "start",
+            RoomMsg::Input(_) => "input",
+            RoomMsg::Emote { .. } => "emote",
+            RoomMsg::ToLobby => "to_lobby",
+            RoomMsg::NextLevel => "next_level",
+        }
+    }
+}
+
+/// A refused frame: the `err` code and a message for a human.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub msg: String,
+    pub seq: Option<u64>,
+}
+
+impl Refusal {
+    pub fn new(code: &'static str, msg: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            msg: msg.into(),
+            seq: None,
+        }
+    }
+}
+
+fn body<T: for<'de> Deserialize<'de>>(kind: &str, v: Value) -> Result<T, Refusal> {
+    serde_json::from_value(v).map_err(|e| Refusal::new(code::BAD_FIELD, format!("{kind}: {e}")))
+}
+
+fn length(kind: &str, field: &str, s: &str, min: usize, max: usize) -> Result<(), Refusal> {
+    let n = s.chars().count();
+    if n < min || n > max {
+        return Err(Refusal::new(
+            code::BAD_FIELD,
+            format!("{kind}.{field} must be {min}-{max} characters, got {n}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Tolerance for a move whose magnitude is over 1 only by float noise (then it is clamped).
+const MAGNITUDE_SLACK: f64 = 1e-6;
+
+/// Parses and validates one client text frame.
+pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
+    let mut value = match parse(text) {
+        Ok(v) => v,
+        Err(StrictError::NotJson(e)) => {
+            return Err(Refusal::new(code::BAD_JSON, format!("not JSON: {e}")));
+        }
+        Err(StrictError::DuplicateKey(e)) => return Err(Refusal::new(code::BAD_FIELD, e)),
+    };
+    let Some(obj) = value.as_object_mut() else {
+        return Err(Refusal::new(
+            code::BAD_FIELD,
+            "a frame must be a JSON object",
+        ));
+    };
+    let kind = match obj.remove("type") {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err(Refusal::new(code::BAD_FIELD, "`type` must be a string")),
+        None => return Err(Refusal::new(code::BAD_FIELD, "a frame needs a `type`")),
+    };
+    let room = |m: Result<RoomMsg, Refusal>| m.map(ClientMsg::Room);
+    match kind.as_str() {
+        "hello" => hello(value),
+        "ping" => {
+            let b: PingBody = body("ping", value)?;
+            let t = u64::try_from(b.t)
+                .map_err(|_| Refusal::new(code::BAD_FIELD, "ping.t must be ≥ 0"))?;
+            Ok(ClientMsg::Ping { t })
+        }
+        "ready" => room(body::<Empty>("ready", value).map(|_| RoomMsg::Ready)),
+        "start" => room(body::<Empty>("start", value).map(|_| RoomMsg::Start)),
+        "to_lobby" => room(body::<Empty>("to_lobby", value).map(|_| RoomMsg::ToLobby)),
+        "next_level" => room(body::<Empty>("next_level", value).map(|_| RoomMsg::NextLevel)),
+        "set_level" => {
+            let b: SetLevelBody = body("set_level", value)?;
+            length("set_level", "level", &b.level, 1, limits::LEVEL_ID_MAX)?;
+            room(Ok(RoomMsg::SetLevel { level: b.level }))
+        }
+        "emote" => room(emote(value)),
+        "input" => room(input(value).map(RoomMsg::Input)),
+        other => Err(Refusal::new(
+            code::UNKNOWN_TYPE,
+            format!("unknown message type {other:?}"),
+        )),
+    }
+}
+
+fn hello(value: Value) -> Result<ClientMsg, Refusal> {
+    let b: HelloBody = body("hello", value)?;
+    if let Some(t) = &b.token {
+        length("hello", "token", t, 1, limits::TOKEN_MAX)?;
+    }
+    if let Some(n) = &b.name {
+        length("hello", "name", n, 0, limits::NAME_RAW_MAX)?;
+    }
+    Ok(ClientMsg::Hello {
+        p: b.p,
+        token: b.token,
+        name: b.name,
+    })
+}
+
+fn emote(value: Value) -> Result<RoomMsg, Refusal> {
+    let b: EmoteBody = body("emote", value)?;
+    length("emote", "id", &b.id, 1, limits::EMOTE_ID_MAX)?;
+    if !crate::sim::events::EMOTES.contains(&b.id.as_str()) {
+        return Err(Refusal::new(
+            code::BAD_FIELD,
+            format!(
+                "unknown emote {:?}; the emotes are {}",
+                b.id,
+                crate::sim::events::EMOTES.join(", ")
+            ),
+        ));
+    }
+    Ok(RoomMsg::Emote { id: b.id })
+}
+
+/// An `input`: every refusal carries the frame's `seq` when it has one.
+fn input(value: Value) -> Result<InputMsg, Refusal> {
+    let seq_raw = value.get("seq").and_then(Value::as_u64);
+    let b: InputBody = body("input", value).map_err(|mut r| {
+        r.seq = seq_raw;
+        r
+    })?;
+    let bad = |msg: String| Refusal {
+        code: code::BAD_FIELD,
+        msg,
+        seq: seq_raw,
+    };
+    let seq = u64::try_from(b.seq).map_err(|_| bad("input.seq must be ≥ 0".into()))?;
+    let (x, y) = (b.mv.x, b.mv.y);
+    if !x.is_finite() || !y.is_finite() {
+        return Err(bad("input.move must be finite".into()));
+    }
+    let magnitude = x.hypot(y);
+    if magnitude > 1.0 + MAGNITUDE_SLACK {
+        return Err(bad(format!(
+            "input.move magnitude {magnitude:.3} is over 1"
+        )));
+    }
+    let face = match b.face.as_deref() {
+        None => None,
+        Some("up") => Some(0),
+        Some("right") => Some(1),
+        Some("down") => Some(2),
+        Some("left") => Some(3),
+        Some(other) => {
+            return Err(bad(format!(
+                "input.face {other:?} is not up/right/down/left"
+            )));
+        }
+    };
+    Ok(InputMsg {
+        seq,
+        mv: (x, y),
+        act: b.act,
+        face,
+        clamped: magnitude > 1.0,
+    })
+}
+
+/// An accepted move, clamped to magnitude ≤ 1 and quantized to thousandths (half away from
+/// zero), ready for the round log.
+pub fn quantize_move(mv: (f64, f64)) -> (i16, i16) {
+    let q = |v: f64| (v.clamp(-1.0, 1.0) * 1000.0).round() as i32;
+    crate::sim::movement::clamp_intent(q(mv.0), q(mv.1))
+}
+
+/// Sanitizes a display name: control and format characters out, whitespace collapsed and
+/// trimmed, at most 16 characters.
+pub fn sanitize_name(raw: &str) -> String {
+    let cleaned: String = raw
+        .chars()
+        .filter(|c| !c.is_control() && !is_format_char(*c))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    cleaned
+        .chars()
+        .take(limits::NAME_MAX)
+        .collect::<String>()
+        .trim_end()
+        .to_string()
+}
+
+/// Unicode format characters (category Cf) that matter for names: zero-width and
+/// direction controls.
+fn is_format_char(c: char) -> bool {
+    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_parsing_names_the_code() {
+        assert_eq!(parse_client("nope").unwrap_err().code, code::BAD_JSON);
+        assert_eq!(
+            parse_client(r#"{"type":"dance"}"#).unwrap_err().code,
+            code::UNKNOWN_TYPE
+        );
+        assert_eq!(
+            parse_client(r#"{"type":"ready","x":1}"#).unwrap_err().code,
+            code::BAD_FIELD
+        );
+        assert_eq!(
+            parse_client(r#"{"type":"ready","type":"ready"}"#)
+                .unwrap_err()
+                .code,
+            code::BAD_FIELD
+        );
+        let pos = r#"{"type":"input","seq":3,"move":{"x":0,"y":0},"act":false,"face":null,"pos":{"x":1,"y":1}}"#;
+        let r = parse_client(pos).unwrap_err();
+        assert_eq!((r.code, r.seq), (code::BAD_FIELD, Some(3)));
+        let big = r#"{"type":"input","seq":1,"move":{"x":1,"y":1},"act":false,"face":null}"#;
+        assert_eq!(parse_client(big).unwrap_err().code, code::BAD_FIELD);
+        let ok = r#"{"type":"input","seq":1,"move":{"x":0.6,"y":-0.8},"act":true,"face":"left"}"#;
+        assert!(matches!(
+            parse_client(ok),
+            Ok(ClientMsg::Room(RoomMsg::Input(InputMsg {
+                seq: 1,
+                act: true,
+                face: Some(3),
+                ..
+            })))
+        ));
+        assert_eq!(
+            parse_client(r#"{"type":"emote","id":"dab"}"#)
+                .unwrap_err()
+                .code,
+            code::BAD_FIELD
+        );
+        assert_eq!(
+            parse_client(r#"{"type":"hello","p":1,"token":""}"#)
+                .unwrap_err()
+                .code,
+            code::BAD_FIELD
+        );
+    }
+
+    #[test]
+    fn names_are_sanitized() {
+        assert_eq!(sanitize_name("  Chef\u{200B}  \t Bob\u{0007} "), "Chef Bob");
+        assert_eq!(
+            sanitize_name("abcdefghijklmnopqrstuvwxyz"),
+            "abcdefghijklmnop"
+        );
+    }
+
+    #[test]
+    fn moves_quantize_to_thousandths() {
+        assert_eq!(quantize_move((0.12345, -0.9)), (123, -900));
+        assert_eq!(quantize_move((1.0000001, 0.0)), (1000, 0));
+    }
+}
