@@ -44,8 +44,10 @@ impl PlayerPasses {
     /// After a tick closed with `events`: the frame, when that tick was a pass.
     pub fn after_tick(&mut self, fold: &RoundFold, events: &[Event]) -> Option<SnapFrame> {
         self.encoder.note(events);
-        fold.is_pass()
-            .then(|| self.encoder.pass(project(&fold.state, &fold.rules), &fold.ids))
+        fold.is_pass().then(|| {
+            self.encoder
+                .pass(project(&fold.state, &fold.rules), &fold.ids)
+        })
     }
 
     /// The chain itself (the last pass's view, and a full frame of it).

@@ -5,34 +5,27 @@
 
 use crate::bots::BotTeam;
 use crate::levels::LevelSource;
-use crate::log::{Accepted, Header, PALETTE, SeatEntry, player_id};
+use crate::log::{Accepted, Header, PALETTE, SeatEntry};
 use crate::round::{Round, RoundError};
 use crate::sim::RoundResult;
 
 /// The header of a headless round with `bots` bot seats.
 pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> Header {
+    let seats = (0..bots)
+        .map(|s| {
+            let color = PALETTE[s as usize % PALETTE.len()];
+            SeatEntry::new(
+                s,
+                &format!("Bot {}", s + 1),
+                color,
+                &format!("bot-{s}"),
+                true,
+            )
+        })
+        .collect();
     Header {
-        format_version: crate::log::file::FORMAT_VERSION,
-        sim_version: crate::sim::SIM_VERSION,
-        protocol_version: crate::PROTOCOL_VERSION,
-        level_file: source.file_name.clone(),
-        level_toml: source.text.clone(),
-        seed,
-        tick_hz,
-        snapshot_hz: tick_hz,
-        seats: (0..bots)
-            .map(|s| SeatEntry {
-                seat: s,
-                player_id: player_id(s),
-                name: format!("Bot {}", s + 1),
-                color: PALETTE[s as usize % PALETTE.len()].to_string(),
-                session_id: format!("bot-{s}"),
-                connected: true,
-            })
-            .collect(),
-        room_code: "LOCAL".to_string(),
-        round_no: 1,
-        started_unix_s: 0,
+        seats,
+        ..Header::new(&source.file_name, &source.text, seed, tick_hz)
     }
 }
 

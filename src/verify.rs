@@ -160,8 +160,9 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
 impl Check {
     /// Folds one record (or compares one block of recorded frames).
     fn record(&mut self, n: usize, record: &Record) -> Result<(), Verdict> {
-        let bad =
-            |e: &dyn fmt::Display| Verdict::Unreadable(format!("record {n} ({}): {e}", record.name()));
+        let bad = |e: &dyn fmt::Display| {
+            Verdict::Unreadable(format!("record {n} ({}): {e}", record.name()))
+        };
         match record {
             Record::FramesSent {
                 first_pass,

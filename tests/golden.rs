@@ -23,7 +23,10 @@ fn golden_path(level_id: &str) -> PathBuf {
 #[test]
 fn every_campaign_level_has_a_golden_replay_that_verifies_identical() {
     let record = std::env::var("UNDERCOOKED_RECORD_GOLDENS").is_ok_and(|v| v == "1");
-    for level in kitchen::campaign().into_iter().filter(|l| l.level.order > 0) {
+    for level in kitchen::campaign()
+        .into_iter()
+        .filter(|l| l.level.order > 0)
+    {
         let path = golden_path(&level.level.id);
         if record {
             let sim =
@@ -46,7 +49,10 @@ fn every_campaign_level_has_a_golden_replay_that_verifies_identical() {
 fn the_golden_replays_were_recorded_from_the_shipped_levels() {
     // A level edit without a re-record shows up here, before anyone wonders why a golden
     // replay no longer matches a fresh simulate.
-    for level in kitchen::campaign().into_iter().filter(|l| l.level.order > 0) {
+    for level in kitchen::campaign()
+        .into_iter()
+        .filter(|l| l.level.order > 0)
+    {
         let bytes = std::fs::read(golden_path(&level.level.id)).unwrap();
         let rerun = replay_bytes(&bytes);
         let header = rerun.header.unwrap();

@@ -5,9 +5,9 @@
 mod server;
 
 use serde_json::json;
+use server::{Client, Got};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use server::{Client, Got};
 
 fn start(port: u16, data: &std::path::Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_undercooked"))

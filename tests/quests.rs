@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use undercooked::store::Store;
 use undercooked::store::history;
-use undercooked::store::rows::{EventRow, RoundMeta, SeatRow};
 use undercooked::store::quests;
+use undercooked::store::rows::{EventRow, RoundMeta, SeatRow};
 
 async fn store(name: &str) -> Store {
     let dir =

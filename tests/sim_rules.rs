@@ -46,7 +46,7 @@ fn chopping_takes_chop_s_and_moving_pauses_it_with_progress_kept() {
     let Content::Board { chop, .. } = *k.station(3, 1) else {
         panic!()
     };
-    assert!(chop >= 10 && chop < 30, "progress kept: {chop}");
+    assert!((10..30).contains(&chop), "progress kept: {chop}");
     assert!(k.state.cook(1).unwrap().work.is_none());
     // back, facing the board again: the next press resumes from where it stopped
     k.place(1, 3, 2, 0);

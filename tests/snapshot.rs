@@ -25,7 +25,11 @@ fn keys(v: &Value) -> Vec<&str> {
 #[test]
 fn a_full_frame_has_exactly_the_protocol_keys() {
     let k = Kitchen::new(GRID, "\"tomato_soup\"", "", 2);
-    let frame = json(SnapEncoder::new().encode(project(&k.state, &k.rules), &[], &ids()).raw());
+    let frame = json(
+        SnapEncoder::new()
+            .encode(project(&k.state, &k.rules), &[], &ids())
+            .raw(),
+    );
     assert_eq!(
         keys(&frame),
         ["t", "s", "tgt", "tl", "full", "p", "st", "o", "hz", "e"]
@@ -49,11 +53,15 @@ fn a_full_frame_has_exactly_the_protocol_keys() {
 fn deltas_carry_only_changed_entities_whole_and_a_full_frame_comes_every_20() {
     let mut k = Kitchen::new(GRID, "\"tomato_soup\"", "", 2);
     let mut enc = SnapEncoder::new();
-    let mut frames = vec![json(enc.encode(project(&k.state, &k.rules), &[], &ids()).raw())];
+    let mut frames = vec![json(
+        enc.encode(project(&k.state, &k.rules), &[], &ids()).raw(),
+    )];
     for n in 0..45u32 {
         let walk = k.input(0, if n < 3 { (1000, 0) } else { (0, 0) }, false, None);
         k.tick_with(vec![walk], vec![]);
-        frames.push(json(enc.encode(project(&k.state, &k.rules), &[], &ids()).raw()));
+        frames.push(json(
+            enc.encode(project(&k.state, &k.rules), &[], &ids()).raw(),
+        ));
     }
     let fulls: Vec<usize> = frames
         .iter()
@@ -115,7 +123,10 @@ fn events_are_capped_at_24_per_frame_and_the_overflow_is_counted() {
         .map(|_| Event::hud(EventKind::RushStart, Payload::default()))
         .collect();
     let mut enc = SnapEncoder::new();
-    let f = json(enc.encode(project(&k.state, &k.rules), &events, &ids()).raw());
+    let f = json(
+        enc.encode(project(&k.state, &k.rules), &events, &ids())
+            .raw(),
+    );
     assert_eq!(f["e"].as_array().unwrap().len(), MAX_EVENTS_PER_FRAME);
     assert_eq!(enc.events_dropped, 6);
 }
@@ -138,7 +149,15 @@ fn event_payloads_use_the_short_keys_and_nothing_internal_leaves() {
         payload,
     };
     let k = Kitchen::new(GRID, "\"tomato_soup\"", "", 2);
-    let f = json(SnapEncoder::new().encode(project(&k.state, &k.rules), &[event.clone()], &ids()).raw());
+    let f = json(
+        SnapEncoder::new()
+            .encode(
+                project(&k.state, &k.rules),
+                std::slice::from_ref(&event),
+                &ids(),
+            )
+            .raw(),
+    );
     assert_eq!(
         f["e"][0],
         serde_json::json!({"k": "served", "x": 7.0, "y": 1.0, "i": "c1", "oi": 17, "pts": 30, "sd": 40, "q": 1.0, "stk": 2})

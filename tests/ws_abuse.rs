@@ -136,11 +136,7 @@ async fn start_set_level_and_emote_floods_hold_the_host_check_and_the_emote_thro
         "the lobby emotes that passed are re-broadcast as ev events"
     );
     assert_eq!(
-        a.log
-            .iter()
-            .filter(|v| v["type"] == "lobby")
-            .last()
-            .unwrap()["level"],
+        a.log.iter().rfind(|v| v["type"] == "lobby").unwrap()["level"],
         serde_json::Value::Null
     );
     server.stop().await;

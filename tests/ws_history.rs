@@ -5,9 +5,9 @@
 mod server;
 
 use serde_json::json;
+use server::{Client, Got, play, two_player_round};
 use sqlx::Row;
 use std::time::{Duration, Instant};
-use server::{Client, Got, play, two_player_round};
 
 async fn stats(server: &server::TestServer) -> serde_json::Value {
     server::http(server.addr, "GET", "/api/stats", None, &[])
@@ -55,7 +55,13 @@ async fn wait_for(
 async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_restart() {
     let mut server = server::start(&[]).await;
     let (code, host, guest, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server.shared.levels.get("01_quick_soup").unwrap().level.clone();
+    let level = server
+        .shared
+        .levels
+        .get("01_quick_soup")
+        .unwrap()
+        .level
+        .clone();
     let ta = tokio::spawn(play(a, 0, level.clone()));
     let tb = tokio::spawn(play(b, 1, level));
     let mut a = ta.await.unwrap();
@@ -252,7 +258,7 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
         "every batch was either written or dropped: {s}"
     );
     assert!(
-        written >= 20 && written <= 21 + 1,
+        (20..=21 + 1).contains(&written),
         "the 20 pending (and the one in flight) were written, the rest dropped: {s}"
     );
     let store = server.shared.store().unwrap();
@@ -305,7 +311,13 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     )
     .await;
     let (code, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server.shared.levels.get("01_quick_soup").unwrap().level.clone();
+    let level = server
+        .shared
+        .levels
+        .get("01_quick_soup")
+        .unwrap()
+        .level
+        .clone();
     let ta = tokio::spawn(play(a, 0, level.clone()));
     let tb = tokio::spawn(play(b, 1, level));
     ta.await.unwrap();

@@ -59,7 +59,13 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
         assert_eq!(b.expect("countdown").await["n"], n);
     }
 
-    let level = server.shared.levels.get("01_quick_soup").unwrap().level.clone();
+    let level = server
+        .shared
+        .levels
+        .get("01_quick_soup")
+        .unwrap()
+        .level
+        .clone();
     let (la, lb) = (level.clone(), level.clone());
     let ta = tokio::spawn(play(a, 0, la));
     let tb = tokio::spawn(play(b, 1, lb));
@@ -217,7 +223,10 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
         &[],
         &fold.ids,
     );
-    assert_eq!(keyed(&merged), keyed(&serde_json::from_str(full.raw()).unwrap()));
+    assert_eq!(
+        keyed(&merged),
+        keyed(&serde_json::from_str(full.raw()).unwrap())
+    );
     let stats = server::http(addr, "GET", "/api/stats", None, &[]).await.1;
     assert_eq!(stats["rounds_completed"], 1);
     assert!(stats["inputs_received"].as_u64().unwrap() > 10);

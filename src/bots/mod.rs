@@ -7,12 +7,13 @@
 //! client, and never touch the sim's state: headless rounds, load tests and solo play with
 //! bot teammates all use them the same way.
 
+mod names;
 pub mod nav;
 pub mod plan;
 
-use crate::sim::Level;
 use crate::sim::items::Recipe;
 use crate::sim::movement::clamp_intent;
+use crate::sim::{Level, SEATS};
 use crate::wire::view::FrameView;
 use nav::Nav;
 use plan::{Goal, Purpose, Situation};
@@ -46,7 +47,7 @@ pub struct BotTeam {
     nav: std::sync::Arc<Nav>,
     recipes: Vec<Recipe>,
     plates: u32,
-    spawns: [(u16, u16); 4],
+    spawns: [(u16, u16); SEATS],
     /// Hundredths of a tile a cook covers per tick at full speed.
     step_centi: i32,
     cooks: Vec<BotCook>,
@@ -177,7 +178,7 @@ impl BotTeam {
         }
         let cook = &self.cooks[k];
         let Some(goal) = cook.goal else {
-            let (sx, sy) = self.spawns[seat as usize % 4];
+            let (sx, sy) = self.spawns[seat as usize % SEATS];
             let mv = self.walk(pos, (sx as i32, sy as i32));
             return self.unstick(k, view, pos, tile, mv, &[]);
         };

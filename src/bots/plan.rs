@@ -5,9 +5,13 @@
 //! clear burnt pots, serve waiting dishes, chop, carry, fetch what open orders still need,
 //! wash. Teammates' goals are claims, so two bots do not chase the same job.
 
+use super::names::{blocked, chopped, dish, ing_index, plate_mask, raw, salad_bit};
 use super::nav::{Nav, UNREACHABLE};
 use crate::sim::items::{Ingredient, Recipe};
 use crate::wire::view::{FrameView, StationView};
+
+/// Ingredient kinds (counts and flags per kind are indexed by `ing_index`).
+const INGREDIENTS: usize = Ingredient::ALL.len();
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
@@ -41,51 +45,6 @@ impl Goal {
     }
 }
 
-pub fn ingredient_of(name: &str) -> Option<Ingredient> {
-    Ingredient::ALL
-        .into_iter()
-        .find(|i| name.starts_with(i.name()))
-}
-
-fn chopped(g: Option<&str>) -> Option<Ingredient> {
-    g.filter(|g| g.ends_with("_chopped"))
-        .and_then(ingredient_of)
-}
-
-fn raw(g: Option<&str>) -> Option<Ingredient> {
-    g.filter(|g| g.ends_with("_raw")).and_then(ingredient_of)
-}
-
-fn dish(g: Option<&str>) -> Option<Recipe> {
-    g.and_then(|g| g.strip_prefix("dish_"))
-        .and_then(Recipe::parse)
-}
-
-/// A plate on a counter that can still take salad ingredients: its ingredient mask.
-fn plate_mask(g: Option<&str>) -> Option<u8> {
-    let g = g?;
-    if g == "plate" {
-        return Some(0);
-    }
-    if g == "dish_salad" {
-        return Some(1 | 4);
-    }
-    let rest = g.strip_prefix("plate_")?;
-    if rest == "dirty" {
-        return None;
-    }
-    rest.split('+').try_fold(0u8, |m, part| match part {
-        "lettuce" => Some(m | 1),
-        "onion" => Some(m | 2),
-        "tomato" => Some(m | 4),
-        _ => None,
-    })
-}
-
-fn salad_bit(i: Ingredient) -> u8 {
-    i.salad_bit().unwrap_or(0)
-}
-
 /// Everything the planner derives from one view, shared by all the team's cooks.
 pub struct Situation<'a> {
     pub view: &'a FrameView,
@@ -93,23 +52,15 @@ pub struct Situation<'a> {
     /// Level recipes (deduplicated).
     pub recipes: Vec<Recipe>,
     /// Whether an empty pot should be started with this ingredient's soup.
-    start_pot: [bool; 4],
+    start_pot: [bool; INGREDIENTS],
     /// The one recipe cooked ahead of its order, if any.
     ahead: Option<Recipe>,
     /// Ingredients still wanted (pots to fill, plates to complete), before supply.
-    need: [i32; 4],
+    need: [i32; INGREDIENTS],
     /// Ingredients on their way (in hands or on counters, not on plates).
-    supply: [i32; 4],
+    supply: [i32; INGREDIENTS],
     /// How many more salad assembly plates should be laid out.
     plates_to_lay: i32,
-}
-
-fn ing_index(i: Ingredient) -> usize {
-    Ingredient::ALL.iter().position(|x| *x == i).unwrap_or(0)
-}
-
-fn blocked(s: &StationView) -> bool {
-    s.s == "blocked"
 }
 
 impl<'a> Situation<'a> {
@@ -143,9 +94,9 @@ impl<'a> Situation<'a> {
             nav,
             recipes,
             ahead,
-            start_pot: [false; 4],
-            need: [0; 4],
-            supply: [0; 4],
+            start_pot: [false; INGREDIENTS],
+            need: [0; INGREDIENTS],
+            supply: [0; INGREDIENTS],
             plates_to_lay: 0,
         };
         sit.measure();
@@ -165,9 +116,9 @@ impl<'a> Situation<'a> {
 
     fn measure(&mut self) {
         let view = self.view;
-        let mut need = [0i32; 4];
-        let mut supply = [0i32; 4];
-        let mut start_pot = [false; 4];
+        let mut need = [0i32; INGREDIENTS];
+        let mut supply = [0i32; INGREDIENTS];
+        let mut start_pot = [false; INGREDIENTS];
         let mut plates_to_lay = 0;
         let open = |r: Recipe| view.o.iter().filter(|o| o.r == r.id()).count() as i32;
         let dishes = |r: Recipe| {
@@ -234,7 +185,7 @@ impl<'a> Situation<'a> {
                     }
                 }
             }
-            plates_to_lay = uncovered.max(0).min(1);
+            plates_to_lay = uncovered.clamp(0, 1);
         }
         for h in self.held() {
             if let Some(i) = raw(h).or(chopped(h)) {

@@ -33,7 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let report = undercooked::store::reindex::reindex(&store, &dir, |done, total| {
             if tty {
                 let width = 30;
-                let filled = if total == 0 { width } else { done * width / total };
+                let filled = (done * width).checked_div(total).unwrap_or(width);
                 eprint!("\rreindex [{}{}] {done}/{total}", "#".repeat(filled), " ".repeat(width - filled));
             }
         })

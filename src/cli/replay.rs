@@ -40,7 +40,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let summary = RoundSummary::of(&fold.state, &fold.rules);
     let verify = describe(&rerun.verdict);
     if args.json {
-        println!("{}", json_summary(&name.to_string(), header, &summary, &verify));
+        println!(
+            "{}",
+            json_summary(&name.to_string(), header, &summary, &verify)
+        );
     } else {
         print_summary(header, &summary, &verify);
     }

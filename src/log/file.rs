@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"UCREPLAY";
-pub const FORMAT_VERSION: u16 = 1;
+pub use super::records::FORMAT_VERSION;
 pub const PREAMBLE_LEN: usize = 12;
 /// No record is anywhere near this big; a larger length is corruption, not a big record.
 pub const MAX_RECORD_LEN: u32 = 16 << 20;
@@ -174,7 +174,11 @@ fn read_record(rest: &[u8], at: usize, n: usize) -> Result<Option<(Record, usize
             break;
         }
         if used >= 4 {
-            return Err(bad(at, Some(n), "record length field is corrupt (too long)"));
+            return Err(bad(
+                at,
+                Some(n),
+                "record length field is corrupt (too long)",
+            ));
         }
     }
     if len > MAX_RECORD_LEN as u64 {
@@ -192,7 +196,11 @@ fn read_record(rest: &[u8], at: usize, n: usize) -> Result<Option<(Record, usize
     let crc = u32::from_le_bytes([rest[used], rest[used + 1], rest[used + 2], rest[used + 3]]);
     let payload = &rest[head..end];
     if crc32fast::hash(payload) != crc {
-        return Err(bad(at, Some(n), "checksum mismatch (the record is corrupt)"));
+        return Err(bad(
+            at,
+            Some(n),
+            "checksum mismatch (the record is corrupt)",
+        ));
     }
     match bincode::serde::decode_from_slice(payload, bincode::config::standard()) {
         Ok((record, used)) if used == payload.len() => Ok(Some((record, end))),

@@ -51,7 +51,7 @@ impl RoundFold {
         }
         if !(1..=240).contains(&header.tick_hz)
             || header.snapshot_hz == 0
-            || header.tick_hz % header.snapshot_hz != 0
+            || !header.tick_hz.is_multiple_of(header.snapshot_hz)
         {
             return Err(FoldError(format!(
                 "bad tick_hz {} / snapshot_hz {}",
@@ -146,9 +146,12 @@ impl RoundFold {
             Record::Connected { tick, seat } => {
                 self.queue(*tick, *seat, "Connected", SeatChange::Connected(*seat))
             }
-            Record::Disconnected { tick, seat } => {
-                self.queue(*tick, *seat, "Disconnected", SeatChange::Disconnected(*seat))
-            }
+            Record::Disconnected { tick, seat } => self.queue(
+                *tick,
+                *seat,
+                "Disconnected",
+                SeatChange::Disconnected(*seat),
+            ),
             Record::Abandoned { tick, seat } => {
                 self.queue(*tick, *seat, "Abandoned", SeatChange::Abandoned(*seat))
             }
@@ -224,7 +227,7 @@ impl RoundFold {
     /// Whether the state just reached is a snapshot pass of the player audience: every
     /// `pass_period` ticks from tick 0, and the tick the verdict fell.
     pub fn is_pass(&self) -> bool {
-        self.state.tick % self.pass_period() == 0
+        self.state.tick.is_multiple_of(self.pass_period())
             || self
                 .state
                 .verdict

@@ -8,6 +8,9 @@
 use crate::sim::RoundResult;
 use serde::{Deserialize, Serialize};
 
+/// The replay format this build writes (the file's preamble and every header carry it).
+pub const FORMAT_VERSION: u16 = 1;
+
 /// One seat as the round started.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatEntry {
@@ -37,6 +40,42 @@ pub struct Header {
     pub room_code: String,
     pub round_no: u32,
     pub started_unix_s: u64,
+}
+
+impl SeatEntry {
+    /// Seat `seat` as a round starts: its player id is `player_id(seat)`.
+    pub fn new(seat: u8, name: &str, color: &str, session_id: &str, connected: bool) -> SeatEntry {
+        SeatEntry {
+            seat,
+            player_id: player_id(seat),
+            name: name.to_string(),
+            color: color.to_string(),
+            session_id: session_id.to_string(),
+            connected,
+        }
+    }
+}
+
+impl Header {
+    /// A round of the level file `level_file` (its whole text in `level_toml`) under this
+    /// build's versions, ticking at `tick_hz` with a snapshot every tick, no seats yet, played
+    /// as round 1 of `LOCAL` at time 0. Callers fill in what differs.
+    pub fn new(level_file: &str, level_toml: &str, seed: u64, tick_hz: u32) -> Header {
+        Header {
+            format_version: FORMAT_VERSION,
+            sim_version: crate::sim::SIM_VERSION,
+            protocol_version: crate::PROTOCOL_VERSION,
+            level_file: level_file.to_string(),
+            level_toml: level_toml.to_string(),
+            seed,
+            tick_hz,
+            snapshot_hz: tick_hz,
+            seats: Vec::new(),
+            room_code: "LOCAL".to_string(),
+            round_no: 1,
+            started_unix_s: 0,
+        }
+    }
 }
 
 /// A fact of the round, in the order it happened. Bincode stores a variant's index, not
@@ -129,8 +168,14 @@ pub enum Accepted {
     Connected(u8),
     Disconnected(u8),
     Abandoned(u8),
-    Emoted { seat: u8, id: String },
-    Resynced { seat: u8, seq: u64 },
+    Emoted {
+        seat: u8,
+        id: String,
+    },
+    Resynced {
+        seat: u8,
+        seq: u64,
+    },
 }
 
 impl Accepted {

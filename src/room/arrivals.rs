@@ -6,9 +6,9 @@
 //! (a seat reserved over HTTP but never connected was in the round as disconnected from
 //! its start, so its first hello connects it the same way).
 
+use super::Room;
 use super::phase::Phase;
 use super::seats::{Conn, Seat, Spectator};
-use super::Room;
 use crate::log::{Accepted, PALETTE};
 use crate::shared::conn::ConnLink;
 use crate::shared::registry::Reservation;
@@ -76,7 +76,12 @@ impl Room {
     /// A socket's `hello`: rejoin, evict, take a seat, spectate, or be refused.
     pub(super) fn hello(&mut self, link: ConnLink, token: Option<String>, name: Option<String>) {
         if self.phase.state() == RoomState::Closed {
-            self.refuse(&link, code::ROOM_GONE, "the room is closed", close::ROOM_GONE);
+            self.refuse(
+                &link,
+                code::ROOM_GONE,
+                "the room is closed",
+                close::ROOM_GONE,
+            );
             return;
         }
         let token = token.unwrap_or_else(|| random_hex(16));
@@ -214,7 +219,12 @@ impl Room {
             }
             self.record(Accepted::Disconnected(seat));
             self.broadcast_lobby();
-        } else if let Some(i) = self.seats.spectators.iter().position(|s| s.conn.id() == conn) {
+        } else if let Some(i) = self
+            .seats
+            .spectators
+            .iter()
+            .position(|s| s.conn.id() == conn)
+        {
             self.seats.spectators.remove(i);
             self.broadcast_lobby();
         }

@@ -32,7 +32,11 @@ impl Room {
             return;
         }
         c.emote_window.1 += 1;
-        let em = EMOTES.iter().find(|e| **e == id).copied().unwrap_or(EMOTES[0]);
+        let em = EMOTES
+            .iter()
+            .find(|e| **e == id)
+            .copied()
+            .unwrap_or(EMOTES[0]);
         if matches!(self.phase, Phase::Playing(_)) {
             self.record(Accepted::Emoted {
                 seat,

@@ -35,9 +35,8 @@ impl Room {
         }
         let solo = self.seats.seated() == 1;
         let ready_guest = self.seats.list.iter().enumerate().any(|(i, s)| {
-            s.as_ref().is_some_and(|s| {
-                Some(i as u8) != self.seats.host && s.ready && s.conn.is_some()
-            })
+            s.as_ref()
+                .is_some_and(|s| Some(i as u8) != self.seats.host && s.ready && s.conn.is_some())
         });
         (!solo && !ready_guest).then_some(NotStartable::NoReadyPlayers)
     }
@@ -164,7 +163,7 @@ impl Room {
     }
 
     /// ROUND_END → LOBBY: ready flags reset, waiting spectators promoted into free seats.
-    pub(super) fn to_lobby(&mut self) {
+    pub(super) fn back_to_lobby(&mut self) {
         self.phase = Phase::Lobby;
         for s in self.seats.list.iter_mut().flatten() {
             s.ready = false;

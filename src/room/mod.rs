@@ -148,7 +148,7 @@ impl Room {
             RoomMsg::Start => self.start(conn, seat),
             RoomMsg::Emote { id } => self.emote(conn, seat, &id),
             RoomMsg::Input(input) => self.input(conn, seat, input),
-            RoomMsg::ToLobby => self.to_lobby(),
+            RoomMsg::ToLobby => self.back_to_lobby(),
             RoomMsg::NextLevel => self.next_level(conn),
         }
     }

@@ -1,17 +1,29 @@
 //! The room's phase as a type: what a room holds in each state, and nothing it does not.
 //!
 //! A countdown has its next number and when it shows; a round being played has its
-//! `Play`; a finished round has its `round` frame until the room moves on. The wire names
+//! `Play` (the round, its input queue, the spectators' chain, its history handle); a
+//! finished round has its `round` frame until the room moves on. The wire names
 //! of these states (`RoomState`) come from here and nowhere else.
 
-use super::play::Play;
+use crate::log::Accepted;
+use crate::round::Round;
+use crate::store::rows::RoundMeta;
+use crate::wire::PassEncoder;
 use crate::wire::messages::{RoomState, ServerMsg};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
 pub(super) enum Phase {
     Lobby,
     /// Shows `next` at `at` (3, 2, 1); at 0 the round starts.
-    Countdown { next: u32, at: Instant },
+    Countdown {
+        next: u32,
+        at: Instant,
+    },
     Playing(Box<Play>),
     /// The round is over; its `round` frame goes out at `announce_at` (`None` once sent).
     RoundEnd {
@@ -19,6 +31,34 @@ pub(super) enum Phase {
         announce_at: Option<Instant>,
     },
     Closed,
+}
+
+pub(super) struct Play {
+    pub round: Round<BufWriter<File>>,
+    pub path: PathBuf,
+    /// Accepted inputs waiting for the tick, with their seat.
+    pub queue: Vec<(u8, Accepted)>,
+    /// The spectators' chain (they see every second pass).
+    pub spectators: PassEncoder,
+    pub passes: u64,
+    pub last_flush: Instant,
+    pub seated: usize,
+    pub events_dropped_seen: u64,
+    /// The history's view of this round, and its count of batches not yet written.
+    pub meta: Arc<RoundMeta>,
+    pub pending: Arc<AtomicUsize>,
+}
+
+impl Play {
+    /// Appends a seat change for the current tick (a decided round takes no more).
+    pub fn record(&mut self, accepted: Accepted) {
+        if self.round.decided() {
+            return;
+        }
+        if let Err(e) = self.round.append(accepted) {
+            tracing::warn!(path = %self.path.display(), error = %e, "a seat record was refused by the round log");
+        }
+    }
 }
 
 /// A finished round, kept for the `round` frame and `next_level`.

@@ -9,8 +9,8 @@
 //! `verdict`'s crash path; the rest of the server goes on.
 
 use super::Room;
-use super::phase::Phase;
-use crate::log::{Accepted, Header, SeatEntry, player_id};
+use super::phase::{Phase, Play};
+use crate::log::{Accepted, Header, SeatEntry};
 use crate::round::Round;
 use crate::shared::census::Census;
 use crate::shared::conn::Frame;
@@ -20,41 +20,12 @@ use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
 use crate::wire::{PassEncoder, SnapFrame};
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// Inputs one seat may have waiting for a tick before its oldest is dropped.
 const INPUTS_PER_SEAT_PER_TICK: usize = 4;
-
-pub(super) struct Play {
-    pub round: Round<BufWriter<File>>,
-    pub path: PathBuf,
-    /// Accepted inputs waiting for the tick, with their seat.
-    queue: Vec<(u8, Accepted)>,
-    /// The spectators' chain (they see every second pass).
-    spectators: PassEncoder,
-    passes: u64,
-    last_flush: Instant,
-    seated: usize,
-    events_dropped_seen: u64,
-    /// The history's view of this round, and its count of batches not yet written.
-    pub meta: Arc<RoundMeta>,
-    pending: Arc<AtomicUsize>,
-}
-
-impl Play {
-    /// Appends a seat change for the current tick (a decided round takes no more).
-    pub fn record(&mut self, accepted: Accepted) {
-        if self.round.decided() {
-            return;
-        }
-        if let Err(e) = self.round.append(accepted) {
-            tracing::warn!(path = %self.path.display(), error = %e, "a seat record was refused by the round log");
-        }
-    }
-}
 
 impl Room {
     /// The header of the round about to start: the level's text, a fresh seed, the seats.
@@ -65,29 +36,26 @@ impl Room {
             .iter()
             .enumerate()
             .filter_map(|(i, s)| {
-                s.as_ref().map(|s| SeatEntry {
-                    seat: i as u8,
-                    player_id: player_id(i as u8),
-                    name: s.name.clone(),
-                    color: s.color.to_string(),
-                    session_id: s.session_id.clone(),
-                    connected: s.conn.is_some(),
-                })
+                let s = s.as_ref()?;
+                let connected = s.conn.is_some();
+                Some(SeatEntry::new(
+                    i as u8,
+                    &s.name,
+                    s.color,
+                    &s.session_id,
+                    connected,
+                ))
             })
             .collect();
+        let seed = getrandom::u64().expect("the OS random number generator is available");
+        let config = &self.shared.config;
         Header {
-            format_version: crate::log::file::FORMAT_VERSION,
-            sim_version: crate::sim::SIM_VERSION,
-            protocol_version: crate::PROTOCOL_VERSION,
-            level_file: file_name.to_string(),
-            level_toml: text.to_string(),
-            seed: getrandom::u64().expect("the OS random number generator is available"),
-            tick_hz: self.shared.config.tick_hz,
-            snapshot_hz: self.shared.config.snapshot_hz,
+            snapshot_hz: config.snapshot_hz,
             seats,
             room_code: self.code.clone(),
             round_no: self.round_no,
             started_unix_s,
+            ..Header::new(file_name, text, seed, config.tick_hz)
         }
     }
 

@@ -142,7 +142,11 @@ impl Seats {
     pub fn viewers(&self) -> Vec<(u64, String)> {
         self.taken()
             .filter_map(|s| s.conn.as_ref().map(|c| (c.id(), s.token.clone())))
-            .chain(self.spectators.iter().map(|s| (s.conn.id(), s.token.clone())))
+            .chain(
+                self.spectators
+                    .iter()
+                    .map(|s| (s.conn.id(), s.token.clone())),
+            )
             .collect()
     }
 

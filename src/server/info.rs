@@ -91,9 +91,8 @@ pub fn census(shared: &Shared) -> Value {
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
-    let chain = |f: fn(&crate::store::chain::ChainStats) -> u64| {
-        shared.chain().map_or(0, |c| f(&c.stats))
-    };
+    let chain =
+        |f: fn(&crate::store::chain::ChainStats) -> u64| shared.chain().map_or(0, |c| f(&c.stats));
     json!({
         "rooms": rooms,
         "sockets": s.sockets.load(Relaxed),
@@ -129,7 +128,11 @@ const METRICS: [(&str, &str, &str); 13] = [
     ),
     ("memory_mb", "Peak resident memory, MiB.", "gauge"),
     ("rounds_started", "Rounds started.", "counter"),
-    ("rounds_completed", "Rounds that reached a verdict.", "counter"),
+    (
+        "rounds_completed",
+        "Rounds that reached a verdict.",
+        "counter",
+    ),
     ("rounds_aborted", "Rounds aborted.", "counter"),
     ("inputs_received", "Input frames queued.", "counter"),
     (
@@ -175,7 +178,12 @@ pub fn metrics_text(shared: &Shared) -> String {
             .map(|(k, v)| (format!("{{{label}=\"{k}\"}}"), v))
             .collect()
     };
-    family("rooms", "Rooms by state.", "gauge", labelled("rooms", "state"));
+    family(
+        "rooms",
+        "Rooms by state.",
+        "gauge",
+        labelled("rooms", "state"),
+    );
     for (name, help, kind) in METRICS {
         family(name, help, kind, vec![(String::new(), c[name].clone())]);
     }

@@ -35,8 +35,8 @@ struct SeatRequest {
 
 /// Parses a `{name?, token?}` body strictly (an empty body is `{}`); a refusal is the
 /// answer to send.
-fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Response> {
-    let bad = |code: &str, msg: String| refuse(StatusCode::BAD_REQUEST, code, msg);
+fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Box<Response>> {
+    let bad = |code: &str, msg: String| Box::new(refuse(StatusCode::BAD_REQUEST, code, msg));
     let body = if bytes.iter().all(u8::is_ascii_whitespace) {
         JoinBody::default()
     } else {
@@ -51,7 +51,10 @@ fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Response> {
     if let Some(t) = &body.token
         && (t.is_empty() || t.chars().count() > limits::TOKEN_MAX)
     {
-        return Err(bad(code::BAD_FIELD, "token must be 1-128 characters".into()));
+        return Err(bad(
+            code::BAD_FIELD,
+            "token must be 1-128 characters".into(),
+        ));
     }
     if body
         .name
@@ -69,7 +72,11 @@ fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Response> {
     })
 }
 
-async fn reserve(shared: &Shared, room: &str, who: &SeatRequest) -> Result<Reservation, &'static str> {
+async fn reserve(
+    shared: &Shared,
+    room: &str,
+    who: &SeatRequest,
+) -> Result<Reservation, &'static str> {
     let handle = shared.rooms.get(room).ok_or(code::ROOM_GONE)?;
     let (reply, rx) = oneshot::channel();
     let cmd = RoomCmd::Reserve {
@@ -114,7 +121,7 @@ async fn create(shared: &Arc<Shared>, who: SeatRequest) -> Response {
 pub async fn create_room(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
     Ok(match seat_request(&bytes) {
         Ok(who) => create(&shared, who).await,
-        Err(r) => r,
+        Err(r) => *r,
     })
 }
 
@@ -125,7 +132,7 @@ pub async fn join_room(
 ) -> Result<Response, Rejection> {
     let who = match seat_request(&bytes) {
         Ok(who) => who,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     Ok(match reserve(&shared, &room, &who).await {
         Ok(r) => reservation_reply(StatusCode::OK, &room, r),
@@ -145,7 +152,7 @@ pub async fn join_room(
 pub async fn quick(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
     let who = match seat_request(&bytes) {
         Ok(who) => who,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     for room in shared.rooms.open_lobbies(shared.config.max_players) {
         if let Ok(r) = reserve(&shared, &room, &who).await

@@ -14,7 +14,9 @@ use warp::{Filter, Rejection};
 /// The most a request body may hold.
 const BODY_LIMIT: u64 = 4096;
 
-fn with(shared: &Arc<Shared>) -> impl Filter<Extract = (Arc<Shared>,), Error = Infallible> + Clone + use<> {
+fn with(
+    shared: &Arc<Shared>,
+) -> impl Filter<Extract = (Arc<Shared>,), Error = Infallible> + Clone + use<> {
     let shared = shared.clone();
     warp::any().map(move || shared.clone())
 }
@@ -24,7 +26,9 @@ fn body() -> impl Filter<Extract = (bytes::Bytes,), Error = Rejection> + Clone {
 }
 
 /// `/api/rooms…`: create, quick, join, status.
-fn rooms(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+fn rooms(
+    shared: &Arc<Shared>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
     let create = warp::path!("api" / "rooms")
         .and(warp::post())
         .and(with(shared))
@@ -48,7 +52,9 @@ fn rooms(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rej
 }
 
 /// Levels, the session, the census, metrics, health.
-fn info(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+fn info(
+    shared: &Arc<Shared>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
     let auth = warp::header::optional::<String>("authorization");
     let levels = warp::path!("api" / "levels")
         .and(warp::get())
@@ -87,7 +93,9 @@ fn info(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Reje
 }
 
 /// The test seams: not found unless the server runs in test mode.
-fn seams(shared: &Arc<Shared>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+fn seams(
+    shared: &Arc<Shared>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
     let test_mode = shared.config.test_mode;
     let gate = warp::any()
         .and_then(move || async move {

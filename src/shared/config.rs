@@ -27,10 +27,19 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
     /// The levels folder.
-    #[arg(long = "levels", env = "UNDERCOOKED_LEVELS_DIR", default_value = "levels")]
+    #[arg(
+        long = "levels",
+        env = "UNDERCOOKED_LEVELS_DIR",
+        default_value = "levels"
+    )]
     pub levels_dir: PathBuf,
     /// Log lines as `human` or `json`.
-    #[arg(long, value_enum, env = "UNDERCOOKED_LOG_FORMAT", default_value = "human")]
+    #[arg(
+        long,
+        value_enum,
+        env = "UNDERCOOKED_LOG_FORMAT",
+        default_value = "human"
+    )]
     pub log_format: LogFormat,
     /// Which log lines to write (a `tracing` filter, such as `info` or `undercooked=debug`).
     #[arg(long = "log", env = "UNDERCOOKED_LOG", default_value = "info")]
@@ -118,7 +127,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
 
     fn try_from(a: ServerArgs) -> Result<ServerConfig, ConfigError> {
         let snapshot_hz = a.snapshot_hz.unwrap_or(a.tick_hz.min(20));
-        if snapshot_hz > a.tick_hz || a.tick_hz % snapshot_hz != 0 {
+        if snapshot_hz > a.tick_hz || !a.tick_hz.is_multiple_of(snapshot_hz) {
             return Err(ConfigError(format!(
                 "UNDERCOOKED_SNAPSHOT_HZ={snapshot_hz} must divide UNDERCOOKED_TICK_HZ={} (accepted: a divisor of the tick rate)",
                 a.tick_hz
@@ -169,7 +178,8 @@ impl ServerConfig {
         let matches = cmd
             .try_get_matches_from(argv)
             .map_err(|e| ConfigError(e.to_string()))?;
-        let args = ServerArgs::from_arg_matches(&matches).map_err(|e| ConfigError(e.to_string()))?;
+        let args =
+            ServerArgs::from_arg_matches(&matches).map_err(|e| ConfigError(e.to_string()))?;
         ServerConfig::try_from(args)
     }
 }
@@ -205,9 +215,10 @@ where
     T: FromStr + PartialOrd + Display + Copy + Clone + Send + Sync + 'static,
 {
     clap::builder::StringValueParser::new().try_map(move |raw: String| {
-        let v: T = raw.trim().parse().map_err(|_| {
-            format!("{var}={raw:?} is not a whole number (accepted: {min}-{max})")
-        })?;
+        let v: T = raw
+            .trim()
+            .parse()
+            .map_err(|_| format!("{var}={raw:?} is not a whole number (accepted: {min}-{max})"))?;
         if v < min || v > max {
             return Err(format!("{var}={v} is out of range (accepted: {min}-{max})"));
         }

@@ -61,7 +61,8 @@ impl Shared {
                 let _ = room.tx.try_send(RoomCmd::QuestCompleted(completion));
             }
         });
-        let chain = Chain::start(store.clone(), self.config.data_dir.join("outbox"), notify).await?;
+        let chain =
+            Chain::start(store.clone(), self.config.data_dir.join("outbox"), notify).await?;
         self.sessions.persist_with(chain.clone());
         let _ = self.chain.set(chain);
         let _ = self.store.set(store);

@@ -89,7 +89,8 @@ impl RoomInfo {
     /// The room publishes its state and head counts (after every command and tick).
     pub fn publish(&self, state: RoomState, seated: usize, spectators: usize) {
         self.state.store(state.index(), Relaxed);
-        self.seated.store(seated.min(u8::MAX as usize) as u8, Relaxed);
+        self.seated
+            .store(seated.min(u8::MAX as usize) as u8, Relaxed);
         self.spectators
             .store(spectators.min(u8::MAX as usize) as u8, Relaxed);
     }
@@ -125,10 +126,7 @@ impl Registry {
 
     /// Registers a new room under a fresh code: its code, its handle and its mailbox's
     /// receiving end. `None` when `max_rooms` are open.
-    pub fn open(
-        &self,
-        max_rooms: usize,
-    ) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
+    pub fn open(&self, max_rooms: usize) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
         let mut rooms = self.rooms();
         if rooms.len() >= max_rooms {
             return None;

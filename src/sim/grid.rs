@@ -5,6 +5,7 @@
 //! Stations are numbered in reading order (row by row, left to right), which is also the
 //! order they have in the state and on the wire.
 
+use super::SEATS;
 use super::items::Ingredient;
 
 #[derive(
@@ -59,11 +60,11 @@ pub struct Grid {
     /// The station index on each tile (u16::MAX where none).
     station_index: Vec<u16>,
     stations: Vec<StationSite>,
-    spawns: [(u16, u16); 4],
+    spawns: [(u16, u16); SEATS],
 }
 
 impl Grid {
-    pub fn new(width: u16, height: u16, tiles: Vec<Tile>, spawns: [(u16, u16); 4]) -> Grid {
+    pub fn new(width: u16, height: u16, tiles: Vec<Tile>, spawns: [(u16, u16); SEATS]) -> Grid {
         let mut stations = Vec::new();
         let mut station_index = vec![u16::MAX; tiles.len()];
         for (i, t) in tiles.iter().enumerate() {
@@ -95,7 +96,7 @@ impl Grid {
     pub fn stations(&self) -> &[StationSite] {
         &self.stations
     }
-    pub fn spawns(&self) -> [(u16, u16); 4] {
+    pub fn spawns(&self) -> [(u16, u16); SEATS] {
         self.spawns
     }
 

@@ -27,92 +27,112 @@ pub fn tick_work(state: &mut KitchenState, rules: &Rules, events: &mut Vec<Event
             && !cook.moved
             && grid.station_index_at(fx, fy) == Some(si);
         let seat = cook.seat;
-        let fire = state.fire_on(si);
         let site = grid.stations()[si];
+        let at = (site.x, site.y);
         let keep = still_there
-            && match work.kind {
-                WorkKind::Extinguish => match fire {
-                    Some(fi) => {
-                        state.fires[fi].progress += 1;
-                        if state.fires[fi].progress >= rules.extinguish {
-                            state.fires.remove(fi);
-                            events.push(Event::at_tile(
-                                EventKind::Extinguished,
-                                site.x,
-                                site.y,
-                                Payload {
-                                    i: Some(seat),
-                                    ..Payload::default()
-                                },
-                            ));
-                            false
-                        } else {
-                            true
-                        }
-                    }
-                    None => false,
-                },
-                WorkKind::Chop if fire.is_none() => match &mut state.stations[si].content {
-                    Content::Board { item, chop } => match *item {
-                        Some(Held {
-                            item: Item::Raw(ing),
-                            quality,
-                        }) => {
-                            *chop += 1;
-                            if *chop >= rules.chop {
-                                *item = Some(Held {
-                                    item: Item::Chopped(ing),
-                                    quality,
-                                });
-                                *chop = 0;
-                                events.push(Event::at_tile(
-                                    EventKind::Chopped,
-                                    site.x,
-                                    site.y,
-                                    Payload {
-                                        i: Some(seat),
-                                        it: Some(ing.chopped_form()),
-                                        ..Payload::default()
-                                    },
-                                ));
-                                false
-                            } else {
-                                true
-                            }
-                        }
-                        _ => false,
-                    },
-                    _ => false,
-                },
-                WorkKind::Wash if fire.is_none() => match &mut state.stations[si].content {
-                    Content::Sink { clean, dirty, wash } if *dirty > 0 => {
-                        *wash += 1;
-                        if *wash >= rules.wash {
-                            *wash = 0;
-                            *dirty -= 1;
-                            *clean = clean.saturating_add(1);
-                            events.push(Event::at_tile(
-                                EventKind::Washed,
-                                site.x,
-                                site.y,
-                                Payload {
-                                    i: Some(seat),
-                                    ..Payload::default()
-                                },
-                            ));
-                            *dirty > 0 // washing goes on plate after plate
-                        } else {
-                            true
-                        }
-                    }
-                    _ => false,
-                },
+            && match (work.kind, state.fire_on(si)) {
+                (WorkKind::Extinguish, Some(fi)) => {
+                    extinguish_step(state, rules, fi, seat, at, events)
+                }
+                (WorkKind::Chop, None) => {
+                    chop_step(&mut state.stations[si].content, rules, seat, at, events)
+                }
+                (WorkKind::Wash, None) => {
+                    wash_step(&mut state.stations[si].content, rules, seat, at, events)
+                }
                 _ => false,
             };
         if !keep {
             state.cooks[ci].work = None;
         }
     }
+}
+
+/// One tick of putting out fire `fi`; false once it is out.
+fn extinguish_step(
+    state: &mut KitchenState,
+    rules: &Rules,
+    fi: usize,
+    seat: u8,
+    (x, y): (u16, u16),
+    events: &mut Vec<Event>,
+) -> bool {
+    state.fires[fi].progress += 1;
+    if state.fires[fi].progress < rules.extinguish {
+        return true;
+    }
+    state.fires.remove(fi);
+    let payload = Payload {
+        i: Some(seat),
+        ..Payload::default()
+    };
+    events.push(Event::at_tile(EventKind::Extinguished, x, y, payload));
+    false
+}
+
+/// One tick of chopping what lies on a board; false once it is chopped (or not raw).
+fn chop_step(
+    content: &mut Content,
+    rules: &Rules,
+    seat: u8,
+    (x, y): (u16, u16),
+    events: &mut Vec<Event>,
+) -> bool {
+    let Content::Board { item, chop } = content else {
+        return false;
+    };
+    let Some(Held {
+        item: Item::Raw(ing),
+        quality,
+    }) = *item
+    else {
+        return false;
+    };
+    *chop += 1;
+    if *chop < rules.chop {
+        return true;
+    }
+    *item = Some(Held {
+        item: Item::Chopped(ing),
+        quality,
+    });
+    *chop = 0;
+    let payload = Payload {
+        i: Some(seat),
+        it: Some(ing.chopped_form()),
+        ..Payload::default()
+    };
+    events.push(Event::at_tile(EventKind::Chopped, x, y, payload));
+    false
+}
+
+/// One tick of washing at a sink; washing goes on plate after plate while dirty ones wait.
+fn wash_step(
+    content: &mut Content,
+    rules: &Rules,
+    seat: u8,
+    (x, y): (u16, u16),
+    events: &mut Vec<Event>,
+) -> bool {
+    let Content::Sink { clean, dirty, wash } = content else {
+        return false;
+    };
+    if *dirty == 0 {
+        return false;
+    }
+    *wash += 1;
+    if *wash < rules.wash {
+        return true;
+    }
+    *wash = 0;
+    *dirty -= 1;
+    *clean = clean.saturating_add(1);
+    let payload = Payload {
+        i: Some(seat),
+        ..Payload::default()
+    };
+    events.push(Event::at_tile(EventKind::Washed, x, y, payload));
+    *dirty > 0
 }
 
 /// Pots cook, wait, burn and catch fire. A pot under a fire is frozen.

@@ -10,8 +10,8 @@
 
 use super::Store;
 use super::history;
-use super::rows::{EventRow, RoundMeta, RoundOutcome, SessionRow};
 use super::quests::{self, Completion, QuestDef};
+use super::rows::{EventRow, RoundMeta, RoundOutcome, SessionRow};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;

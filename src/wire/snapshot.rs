@@ -77,7 +77,7 @@ impl SnapEncoder {
     /// Encodes the next frame of this audience's chain (full on the cadence, else a delta
     /// against the previous frame) and remembers `view` as the new base.
     pub fn encode(&mut self, view: FrameView, events: &[Event], ids: &[String]) -> SnapFrame {
-        let full = self.passes % FULL_SNAPSHOT_EVERY == 0 || self.prev.is_none();
+        let full = self.passes.is_multiple_of(FULL_SNAPSHOT_EVERY) || self.prev.is_none();
         self.passes += 1;
         self.events_dropped += events.len().saturating_sub(MAX_EVENTS_PER_FRAME) as u64;
         let out = match (&self.prev, full) {

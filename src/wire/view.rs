@@ -5,11 +5,11 @@
 //! name a wire short string. Two views are equal exactly when their frames are, which makes
 //! the delta diff a plain `==` per entity. Bots read this same view.
 
-use crate::sim::items::Item;
+use crate::sim::items::{Item, quality_centi};
 use crate::sim::orders::rush_active;
 use crate::sim::press::burning_quality;
 use crate::sim::rules::Rules;
-use crate::sim::state::{Content, KitchenState, Pot, WorkKind};
+use crate::sim::state::{Content, Cook, KitchenState, Pot, WorkKind};
 
 /// Units (1/1000 tile) to hundredths of a tile, half up.
 pub fn units_to_centi(u: i32) -> i32 {
@@ -22,11 +22,6 @@ pub fn share_centi(num: u32, den: u32) -> u16 {
         return 0;
     }
     ((200 * num.min(den) as u64 + den as u64) / (2 * den as u64)) as u16
-}
-
-/// Quality in thousandths to hundredths, half up.
-pub fn quality_centi(q: u16) -> u16 {
-    ((q as u32 + 5) / 10).min(100) as u16
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,136 +78,153 @@ pub struct FrameView {
 
 /// Projects one state. Pure: the same state always gives the same view.
 pub fn project(state: &KitchenState, rules: &Rules) -> FrameView {
-    let grid = &rules.level.grid;
-    let tick = state.tick;
-    let p = state
-        .cooks
-        .iter()
-        .map(|c| PlayerView {
-            seat: c.seat,
-            x: units_to_centi(c.x),
-            y: units_to_centi(c.y),
-            f: c.facing,
-            h: c.held.map(|h| h.item.short()),
-            s: if !c.connected {
-                "disconnected"
-            } else if c.stunned(tick) {
-                "stunned"
-            } else if c.work.is_some() {
-                "working"
-            } else if c.moved {
-                "moving"
-            } else {
-                "idle"
-            },
-        })
-        .collect();
+    FrameView {
+        t: state.tick,
+        s: state.score,
+        tgt: rules.level.target_score,
+        tl: rules.ticks_to_centis(state.ticks_left(rules)),
+        p: state
+            .cooks
+            .iter()
+            .map(|c| cook_view(c, state.tick))
+            .collect(),
+        st: (0..state.stations.len().min(rules.level.grid.stations().len()))
+            .map(|si| station_view(state, rules, si))
+            .collect(),
+        o: state
+            .orders
+            .iter()
+            .map(|o| OrderView {
+                id: o.id,
+                r: o.recipe.id(),
+                l: share_centi(o.ticks_left, rules.deadline),
+                pts: o.pts,
+            })
+            .collect(),
+        hz: hazard_views(state, rules),
+    }
+}
 
-    let st = grid
-        .stations()
-        .iter()
-        .zip(&state.stations)
-        .enumerate()
-        .map(|(si, (site, station))| {
-            let worked = state.cooks.iter().any(|c| {
-                c.work
-                    .is_some_and(|w| w.station as usize == si && w.kind != WorkKind::Extinguish)
-            });
-            let (g, q, p, s): (Option<&'static str>, u16, u16, &'static str) = match &station
-                .content
-            {
-                Content::Shelf(ing) => (Some(ing.raw_form()), 1000, 0, "idle"),
-                Content::Board { item, chop } => {
-                    let p = match item {
-                        Some(h) if matches!(h.item, Item::Raw(_)) => share_centi(*chop, rules.chop),
-                        _ => 0,
-                    };
-                    (
-                        item.map(|h| h.item.short()),
-                        item.map_or(1000, |h| h.quality),
-                        p,
-                        if worked { "working" } else { "idle" },
-                    )
-                }
-                Content::Stove(pot) => match *pot {
-                    Pot::Empty => (None, 1000, 0, "idle"),
-                    Pot::Filling { ing, n } => (
-                        Some(ing.chopped_form()),
-                        1000,
-                        share_centi(n as u32, 3),
-                        "idle",
-                    ),
-                    Pot::Cooking { ing, t } => (
-                        Some(ing.chopped_form()),
-                        1000,
-                        share_centi(t, rules.cook),
-                        "working",
-                    ),
-                    Pot::Ready { ing, .. } => (Some(soup_form(ing)), 1000, 100, "ready"),
-                    Pot::Burning { ing, t } => (
-                        Some(soup_form(ing)),
-                        burning_quality(t, rules.burn),
-                        share_centi(t, rules.burn),
-                        "burning",
-                    ),
-                    Pot::Burnt => (Some("soup_burnt"), 0, 0, "idle"),
-                },
-                Content::Prep(item) => (
+fn cook_view(c: &Cook, tick: u32) -> PlayerView {
+    PlayerView {
+        seat: c.seat,
+        x: units_to_centi(c.x),
+        y: units_to_centi(c.y),
+        f: c.facing,
+        h: c.held.map(|h| h.item.short()),
+        s: if !c.connected {
+            "disconnected"
+        } else if c.stunned(tick) {
+            "stunned"
+        } else if c.work.is_some() {
+            "working"
+        } else if c.moved {
+            "moving"
+        } else {
+            "idle"
+        },
+    }
+}
+
+/// Station `si`: what it shows (`g`), the quality of it, its progress and its state. A
+/// fire on a station blocks it, whatever it holds.
+fn station_view(state: &KitchenState, rules: &Rules, si: usize) -> StationView {
+    let site = rules.level.grid.stations()[si];
+    let worked = state.cooks.iter().any(|c| {
+        c.work
+            .is_some_and(|w| w.station as usize == si && w.kind != WorkKind::Extinguish)
+    });
+    let working = if worked { "working" } else { "idle" };
+    let (g, q, p, s): (Option<&'static str>, u16, u16, &'static str) =
+        match &state.stations[si].content {
+            Content::Shelf(ing) => (Some(ing.raw_form()), 1000, 0, "idle"),
+            Content::Board { item, chop } => {
+                let p = match item {
+                    Some(h) if matches!(h.item, Item::Raw(_)) => share_centi(*chop, rules.chop),
+                    _ => 0,
+                };
+                (
                     item.map(|h| h.item.short()),
                     item.map_or(1000, |h| h.quality),
-                    0,
-                    "idle",
-                ),
-                Content::Serve => (None, 1000, 0, "idle"),
-                Content::Sink { clean, dirty, wash } => {
-                    let g = if *clean > 0 {
-                        Some("plate")
-                    } else if *dirty > 0 {
-                        Some("plate_dirty")
-                    } else {
-                        None
-                    };
-                    let s = if worked {
-                        "working"
-                    } else if *dirty > 0 && *clean == 0 {
-                        "dirty"
-                    } else {
-                        "idle"
-                    };
-                    (g, 1000, share_centi(*wash, rules.wash), s)
-                }
-            };
-            let s = if state.fire_on(si).is_some() {
-                "blocked"
-            } else {
-                s
-            };
-            StationView {
-                k: site.kind.name(),
-                x: site.x,
-                y: site.y,
-                g,
-                q: quality_centi(q),
-                p,
-                s,
+                    p,
+                    working,
+                )
             }
-        })
-        .collect();
+            Content::Stove(pot) => pot_view(*pot, rules),
+            Content::Prep(item) => (
+                item.map(|h| h.item.short()),
+                item.map_or(1000, |h| h.quality),
+                0,
+                "idle",
+            ),
+            Content::Serve => (None, 1000, 0, "idle"),
+            Content::Sink { clean, dirty, wash } => {
+                let g = if *clean > 0 {
+                    Some("plate")
+                } else if *dirty > 0 {
+                    Some("plate_dirty")
+                } else {
+                    None
+                };
+                let s = if worked {
+                    "working"
+                } else if *dirty > 0 && *clean == 0 {
+                    "dirty"
+                } else {
+                    "idle"
+                };
+                (g, 1000, share_centi(*wash, rules.wash), s)
+            }
+        };
+    StationView {
+        k: site.kind.name(),
+        x: site.x,
+        y: site.y,
+        g,
+        q: quality_centi(q),
+        p,
+        s: if state.fire_on(si).is_some() {
+            "blocked"
+        } else {
+            s
+        },
+    }
+}
 
-    let o = state
-        .orders
-        .iter()
-        .map(|o| OrderView {
-            id: o.id,
-            r: o.recipe.id(),
-            l: share_centi(o.ticks_left, rules.deadline),
-            pts: o.pts,
-        })
-        .collect();
+/// A stove by its pot: contents, quality (thousandths), progress (hundredths), state.
+fn pot_view(pot: Pot, rules: &Rules) -> (Option<&'static str>, u16, u16, &'static str) {
+    match pot {
+        Pot::Empty => (None, 1000, 0, "idle"),
+        Pot::Filling { ing, n } => (
+            Some(ing.chopped_form()),
+            1000,
+            share_centi(n as u32, 3),
+            "idle",
+        ),
+        Pot::Cooking { ing, t } => (
+            Some(ing.chopped_form()),
+            1000,
+            share_centi(t, rules.cook),
+            "working",
+        ),
+        Pot::Ready { ing, .. } => (Some(soup_form(ing)), 1000, 100, "ready"),
+        Pot::Burning { ing, t } => (
+            Some(soup_form(ing)),
+            burning_quality(t, rules.burn),
+            share_centi(t, rules.burn),
+            "burning",
+        ),
+        Pot::Burnt => (Some("soup_burnt"), 0, 0, "idle"),
+    }
+}
 
+/// Fires, spills, carts, then the rush (while one is on).
+fn hazard_views(state: &KitchenState, rules: &Rules) -> Vec<HazardView> {
+    let tick = state.tick;
+    let stations = rules.level.grid.stations();
     let mut hz = Vec::with_capacity(state.fires.len() + state.spills.len() + state.carts.len() + 1);
     for fire in &state.fires {
-        let site = grid.stations()[fire.station as usize];
+        let site = stations[fire.station as usize];
         hz.push(HazardView {
             t: "fire",
             x: site.x as i32 * 100,
@@ -250,17 +262,7 @@ pub fn project(state: &KitchenState, rules: &Rules) -> FrameView {
             l: rules.ticks_to_centis(end - tick),
         });
     }
-
-    FrameView {
-        t: tick,
-        s: state.score,
-        tgt: rules.level.target_score,
-        tl: rules.ticks_to_centis(state.ticks_left(rules)),
-        p,
-        st,
-        o,
-        hz,
-    }
+    hz
 }
 
 fn soup_form(ing: crate::sim::items::Ingredient) -> &'static str {

@@ -137,7 +137,9 @@ fn main() {
             fold.apply(r, &mut events).expect("apply");
             events.clear();
             let s = &fold.state;
-            let full = encode_full(&project(s, &fold.rules), &[], &fold.ids).raw().len();
+            let full = encode_full(&project(s, &fold.rules), &[], &fold.ids)
+                .raw()
+                .len();
             largest = largest.max(full);
             let hazards = s.fires.len()
                 + s.spills.len()
@@ -179,7 +181,7 @@ fn main() {
                     seat,
                     seq: seq[seat as usize],
                     mv,
-                    act: x % 5 == 0,
+                    act: x.is_multiple_of(5),
                     face: None,
                 };
                 round.append(input).expect("append");

@@ -3,6 +3,7 @@
 //! offending cell's line and column.
 
 use super::{Ctx, LevelError, MAX_GRID_SIDE};
+use crate::sim::SEATS;
 use crate::sim::grid::{Grid, StationKind, Tile};
 use crate::sim::items::{Ingredient, Recipe};
 use toml::Spanned;
@@ -78,7 +79,7 @@ pub(super) fn parse_grid(ctx: &Ctx, grid: &Spanned<String>) -> Result<Grid, Leve
         ));
     }
     let mut tiles = Vec::with_capacity(width * rows.len());
-    let mut spawns: [Option<(u16, u16)>; 4] = [None; 4];
+    let mut spawns: [Option<(u16, u16)>; SEATS] = [None; SEATS];
     for (y, row) in rows.iter().enumerate() {
         let len = row.chars().count();
         if len != width {
@@ -131,7 +132,7 @@ pub(super) fn parse_grid(ctx: &Ctx, grid: &Spanned<String>) -> Result<Grid, Leve
             tiles.push(tile);
         }
     }
-    let mut spawn_tiles = [(0, 0); 4];
+    let mut spawn_tiles = [(0, 0); SEATS];
     for (i, s) in spawns.iter().enumerate() {
         match s {
             Some(p) => spawn_tiles[i] = *p,
