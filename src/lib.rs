@@ -1,8 +1,31 @@
 //! Undercooked: an authoritative, event-sourced server for a co-op cooking game.
 //!
-//! A round is a log (`log`); the kitchen is a pure fold over it (`sim`); what players see
-//! is a projection of the folded state (`wire`); `bots` play from that projection; `cli`
-//! is the command line on top.
+//! A round is a log; the kitchen is a pure fold over it; what players see is a projection
+//! of the folded state. The modules, from the bottom layer up (each uses only those below
+//! it, and no two import each other; docs/DESIGN.md has the whole map):
+//!
+//! - `sim`: the kitchen: state, rules, level parsing (from text), `step`, the state hash,
+//!   the round summary. Imports nothing outside itself.
+//! - `log`: the round log's records (past tense), the replay file, recorded frames, and
+//!   the fold, the one place the log meets the sim.
+//! - `wire`: everything that crosses the wire: protocol tables and client parsing, server
+//!   messages, the view projection, the `snap` encoder and the pass encoder per audience,
+//!   events onto frames, and the client-side merge.
+//! - `levels`: the levels folder: which files are levels, loading them, campaign lookups.
+//! - `round`: a round played and written (fold + replay writer + the players' passes),
+//!   for the live room and `simulate` alike.
+//! - `verify`: re-running a replay and comparing every frame, through `round`'s passes.
+//! - `simulate`: a headless round played by bots.
+//! - `bots`: scripted cooks that play from the projected view.
+//! - `store`: the SQLite history: migrations, rows, the ordered write chain and its
+//!   outbox, quests, sessions, `reindex`. Every SQL statement lives here.
+//! - `shared`: what rooms and the server share, below both: settings, the room registry
+//!   and the room's commands, the census, sessions, the one connection type.
+//! - `room`: the room actor: its phase, seats and connections, lobby verbs, play, verdict.
+//! - `server`: HTTP routes, the `/ws` upgrade and the socket task.
+//!
+//! The command line (`src/cli/`, clap into plain commands and exit codes) is the binary's,
+//! on top of all of these.
 
 pub mod bots;
 pub mod levels;

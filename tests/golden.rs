@@ -46,6 +46,23 @@ fn every_campaign_level_has_a_golden_replay_that_verifies_identical() {
 }
 
 #[test]
+fn simulating_a_golden_round_again_writes_the_same_bytes() {
+    // The writer's format (record layout, names, the result word) and the sim together:
+    // a fresh simulate of each golden round must be its file, byte for byte.
+    for level in kitchen::campaign().into_iter().filter(|l| l.level.order > 0) {
+        let sim = undercooked::simulate::simulate(&level, GOLDEN_SEED, GOLDEN_BOTS, 20).unwrap();
+        let recorded = std::fs::read(golden_path(&level.level.id)).unwrap();
+        assert!(
+            sim.bytes == recorded,
+            "{}: a fresh simulate differs from the golden file ({} vs {} bytes)",
+            level.level.id,
+            sim.bytes.len(),
+            recorded.len()
+        );
+    }
+}
+
+#[test]
 fn the_golden_replays_were_recorded_from_the_shipped_levels() {
     // A level edit without a re-record shows up here, before anyone wonders why a golden
     // replay no longer matches a fresh simulate.

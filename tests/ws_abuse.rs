@@ -293,11 +293,14 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
     assert_eq!(levels["levels"][1]["unlocked"], false);
     let (status, metrics) = server::http(addr, "GET", "/metrics", None, &[]).await;
     assert_eq!(status, 200);
+    let metrics = metrics.as_str().unwrap();
     assert!(
-        metrics
-            .as_str()
-            .unwrap()
-            .contains("undercooked_rooms{state=\"lobby\"} 1"),
+        metrics.contains("undercooked_rooms{state=\"lobby\"} 1"),
+        "{metrics}"
+    );
+    // The history's counters are there too, for an operator's alert on dropped batches.
+    assert!(
+        metrics.contains("# TYPE undercooked_batches_dropped counter\nundercooked_batches_dropped 0"),
         "{metrics}"
     );
     server.stop().await;

@@ -55,13 +55,7 @@ async fn wait_for(
 async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_restart() {
     let mut server = server::start(&[]).await;
     let (code, host, guest, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server
-        .shared
-        .levels
-        .get("01_quick_soup")
-        .unwrap()
-        .level
-        .clone();
+    let level = server.level("01_quick_soup");
     let ta = tokio::spawn(play(a, 0, level.clone()));
     let tb = tokio::spawn(play(b, 1, level));
     let mut a = ta.await.unwrap();
@@ -311,13 +305,7 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     )
     .await;
     let (code, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server
-        .shared
-        .levels
-        .get("01_quick_soup")
-        .unwrap()
-        .level
-        .clone();
+    let level = server.level("01_quick_soup");
     let ta = tokio::spawn(play(a, 0, level.clone()));
     let tb = tokio::spawn(play(b, 1, level));
     ta.await.unwrap();

@@ -59,13 +59,7 @@ async fn two_clients_play_a_round_a_spectator_watches_and_the_replay_verifies() 
         assert_eq!(b.expect("countdown").await["n"], n);
     }
 
-    let level = server
-        .shared
-        .levels
-        .get("01_quick_soup")
-        .unwrap()
-        .level
-        .clone();
+    let level = server.level("01_quick_soup");
     let (la, lb) = (level.clone(), level.clone());
     let ta = tokio::spawn(play(a, 0, la));
     let tb = tokio::spawn(play(b, 1, lb));

@@ -118,7 +118,7 @@ pub fn census(shared: &Shared) -> Value {
 }
 
 /// The single-valued counters of `/metrics`: (name, help, Prometheus type).
-const METRICS: [(&str, &str, &str); 13] = [
+const METRICS: [(&str, &str, &str); 18] = [
     ("sockets", "Open WebSocket connections.", "gauge"),
     ("spectators", "Watching connections.", "gauge"),
     (
@@ -155,6 +155,19 @@ const METRICS: [(&str, &str, &str); 13] = [
         "events_dropped",
         "Events over the 24-per-frame cap.",
         "counter",
+    ),
+    ("batches_written", "History batches written.", "counter"),
+    (
+        "batches_dropped",
+        "History batches dropped (20 pending, or a failed write).",
+        "counter",
+    ),
+    ("events_written", "History event rows written.", "counter"),
+    ("write_errors", "History writes that failed.", "counter"),
+    (
+        "outbox_pending",
+        "Round results waiting in the outbox.",
+        "gauge",
     ),
 ];
 

@@ -79,3 +79,37 @@ impl ConnLink {
         census.refused(close);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_sent_to_many_connections_is_one_buffer() {
+        let frame = Frame::from(String::from("{\"type\":\"snap\"}"));
+        let (a, mut rx_a) = ConnLink::open(1);
+        let (b, mut rx_b) = ConnLink::open(2);
+        assert_eq!(a.send(&frame), Some(1));
+        assert_eq!(b.send(&frame), Some(1));
+        let (Ok(Out::Text(got_a)), Ok(Out::Text(got_b))) = (rx_a.try_recv(), rx_b.try_recv())
+        else {
+            panic!("both connections got the frame");
+        };
+        assert_eq!(got_a.bytes().as_str(), frame.bytes().as_str());
+        assert_eq!(
+            (got_a.bytes().as_ptr(), got_b.bytes().as_ptr()),
+            (frame.bytes().as_ptr(), frame.bytes().as_ptr()),
+            "every connection's frame points at the same bytes"
+        );
+    }
+
+    #[test]
+    fn a_full_queue_refuses_without_waiting() {
+        let frame = Frame::from(String::from("x"));
+        let (link, _rx) = ConnLink::open(1);
+        for n in 1..=SEND_QUEUE {
+            assert_eq!(link.send(&frame), Some(n));
+        }
+        assert_eq!(link.send(&frame), None);
+    }
+}

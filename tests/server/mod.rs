@@ -85,6 +85,16 @@ impl TestServer {
         }
     }
 
+    /// A level the server offers.
+    pub fn level(&self, id: &str) -> undercooked::sim::Level {
+        self.shared
+            .levels
+            .get(id)
+            .expect("a test level")
+            .level
+            .clone()
+    }
+
     /// The replay files the server wrote.
     pub fn replays(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(self.data.join("replays"))

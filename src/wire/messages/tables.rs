@@ -165,3 +165,16 @@ pub fn allowed_in(kind: &str, state: RoomState) -> bool {
         .iter()
         .any(|(t, _, _, states)| *t == kind && states.contains(&state))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RoomState;
+
+    #[test]
+    fn a_room_state_survives_its_number() {
+        for s in RoomState::ALL {
+            assert_eq!(RoomState::from_index(s.index()), Some(s));
+        }
+        assert_eq!(RoomState::from_index(5), None);
+    }
+}
