@@ -49,7 +49,10 @@ fn every_campaign_level_has_a_golden_replay_that_verifies_identical() {
 fn simulating_a_golden_round_again_writes_the_same_bytes() {
     // The writer's format (record layout, names, the result word) and the sim together:
     // a fresh simulate of each golden round must be its file, byte for byte.
-    for level in kitchen::campaign().into_iter().filter(|l| l.level.order > 0) {
+    for level in kitchen::campaign()
+        .into_iter()
+        .filter(|l| l.level.order > 0)
+    {
         let sim = undercooked::simulate::simulate(&level, GOLDEN_SEED, GOLDEN_BOTS, 20).unwrap();
         let recorded = std::fs::read(golden_path(&level.level.id)).unwrap();
         assert!(

@@ -7,10 +7,14 @@
 
 use super::Room;
 use super::phase::{Phase, RoundOver};
+use crate::shared::Shared;
 use crate::shared::census::Census;
+use crate::sim::{RoundResult, RoundSummary};
 use crate::store::chain::Must;
-use crate::store::rows::RoundOutcome;
+use crate::store::rows::{RoundMeta, RoundOutcome};
+use crate::store::unix_now;
 use crate::wire::messages::{Refusal, ServerMsg, close, code, limits};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl Room {
@@ -44,18 +48,7 @@ impl Room {
                 shared.sessions.unlock(&seat.token, next);
             }
         }
-        if let Some(chain) = shared.chain() {
-            chain.must(Must::Finish {
-                outcome: RoundOutcome::of(
-                    &play.meta.round_key,
-                    &summary,
-                    crate::store::unix_now(),
-                    unlock,
-                ),
-                meta: play.meta,
-                outbox: None,
-            });
-        }
+        to_history(&shared, play.meta, &summary, unlock);
         let name_of = |seat: u8| {
             self.seats
                 .get(seat)
@@ -107,22 +100,8 @@ impl Room {
         let shared = self.shared.clone();
         if let Phase::Playing(play) = std::mem::replace(&mut self.phase, Phase::Closed) {
             // The history gets the round as aborted too (its result is never dropped).
-            if let Some(chain) = shared.chain() {
-                let summary = play
-                    .round
-                    .summary()
-                    .ended_as(crate::sim::RoundResult::Aborted);
-                chain.must(Must::Finish {
-                    outcome: RoundOutcome::of(
-                        &play.meta.round_key,
-                        &summary,
-                        crate::store::unix_now(),
-                        None,
-                    ),
-                    meta: play.meta.clone(),
-                    outbox: None,
-                });
-            }
+            let summary = play.round.summary().ended_as(RoundResult::Aborted);
+            to_history(&shared, play.meta.clone(), &summary, None);
             let path = play.path.clone();
             let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 play.round.finish().map(|_| ())
@@ -138,5 +117,17 @@ impl Room {
         }
         self.seats.list.iter_mut().for_each(|s| *s = None);
         self.seats.spectators.clear();
+    }
+}
+
+/// A round's end to the history, as a `Must` (through the outbox: never dropped).
+fn to_history(shared: &Shared, meta: Arc<RoundMeta>, summary: &RoundSummary, unlock: Option<u32>) {
+    if let Some(chain) = shared.chain() {
+        let outcome = RoundOutcome::of(&meta.round_key, summary, unix_now(), unlock);
+        chain.must(Must::Finish {
+            meta,
+            outcome,
+            outbox: None,
+        });
     }
 }
