@@ -245,6 +245,7 @@ fn the_wire_object_tables_match_the_structs() {
                 ready: false,
                 host: false,
                 connected: false,
+                bot: false,
             })
             .unwrap(),
         ),

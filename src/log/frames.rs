@@ -100,6 +100,18 @@ impl FrameInflater {
     }
 }
 
+/// Every frame a round's records hold, in pass order (its `FramesSent` blocks inflated).
+pub fn recorded(records: &[super::Record]) -> Result<Vec<String>, String> {
+    let mut inflater = FrameInflater::default();
+    let mut frames = Vec::new();
+    for r in records {
+        if let super::Record::FramesSent { deflated, .. } = r {
+            frames.extend(inflater.block(deflated)?);
+        }
+    }
+    Ok(frames)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,7 @@ impl Room {
             conn: None,
             disconnected_at: Some(Instant::now()),
             ever_connected: false,
+            bot: false,
         }
     }
 

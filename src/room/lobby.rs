@@ -36,7 +36,7 @@ impl Room {
         let solo = self.seats.seated() == 1;
         let ready_guest = self.seats.list.iter().enumerate().any(|(i, s)| {
             s.as_ref()
-                .is_some_and(|s| Some(i as u8) != self.seats.host && s.ready && s.conn.is_some())
+                .is_some_and(|s| Some(i as u8) != self.seats.host && s.ready && s.present())
         });
         (!solo && !ready_guest).then_some(NotStartable::NoReadyPlayers)
     }
@@ -82,7 +82,7 @@ impl Room {
     }
 
     pub(super) fn ready(&mut self, seat: u8) {
-        if let Some(s) = self.seats.get_mut(seat) {
+        if let Some(s) = self.seats.get_mut(seat).filter(|s| !s.bot) {
             s.ready = !s.ready;
         }
         self.broadcast_lobby();
@@ -162,12 +162,17 @@ impl Room {
         self.broadcast(&frame);
     }
 
+    /// Everyone's ready flag down for the next round, but a bot's (bots are always ready).
+    fn unready(&mut self) {
+        for s in self.seats.list.iter_mut().flatten() {
+            s.ready = s.bot;
+        }
+    }
+
     /// ROUND_END → LOBBY: ready flags reset, waiting spectators promoted into free seats.
     pub(super) fn back_to_lobby(&mut self) {
         self.phase = Phase::Lobby;
-        for s in self.seats.list.iter_mut().flatten() {
-            s.ready = false;
-        }
+        self.unready();
         while let Some(seat) = self.seats.free() {
             if self.seats.spectators.is_empty() {
                 break;
@@ -199,9 +204,7 @@ impl Room {
             .with_order(target.min(unlocked.max(order)))
             .or_else(|| levels.after(order))
             .map(|l| l.level.id.clone());
-        for s in self.seats.list.iter_mut().flatten() {
-            s.ready = false;
-        }
+        self.unready();
         self.begin_countdown();
     }
 }

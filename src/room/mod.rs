@@ -6,6 +6,7 @@
 //! every client message is routed here, to one file per responsibility:
 //!
 //! - `arrivals`: seats and connections (reserve, hello, gone, kill, abandon, the crown);
+//! - `bots`: bot cooks in seats (added, removed, play solo);
 //! - `lobby`: the pre-round verbs (ready, level, start, countdown, to_lobby, next_level);
 //! - `play`: a round being played (input, tick, fan-out);
 //! - `verdict`: the end of a round, the `round` frame, and the crash path;
@@ -15,6 +16,7 @@
 //! seat change to the round log and calls the sim's fold once per tick.
 
 mod arrivals;
+mod bots;
 mod events;
 mod lobby;
 mod phase;
@@ -101,6 +103,15 @@ impl Room {
         match cmd {
             RoomCmd::Reserve { token, name, reply } => {
                 let _ = reply.send(self.reserve(&token, name.as_deref()));
+            }
+            RoomCmd::Solo { token, name, reply } => {
+                let _ = reply.send(self.solo(&token, name.as_deref()));
+            }
+            RoomCmd::AddBot { token, seat, reply } => {
+                let _ = reply.send(self.add_bot(&token, seat));
+            }
+            RoomCmd::RemoveBot { token, seat, reply } => {
+                let _ = reply.send(self.remove_bot(&token, seat));
             }
             RoomCmd::Hello { conn, token, name } => self.hello(conn, token, name),
             RoomCmd::Msg { conn, msg } => self.message(conn, msg),

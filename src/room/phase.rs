@@ -5,6 +5,7 @@
 //! finished round has its `round` frame until the room moves on. The wire names
 //! of these states (`RoomState`) come from here and nowhere else.
 
+use crate::bots::BotTeam;
 use crate::log::Accepted;
 use crate::round::Round;
 use crate::store::rows::RoundMeta;
@@ -38,6 +39,8 @@ pub(super) struct Play {
     pub path: PathBuf,
     /// Accepted inputs waiting for the tick, with their seat.
     pub queue: Vec<(u8, Accepted)>,
+    /// The bot cooks of this round, when it has any.
+    pub bots: Option<BotTeam>,
     /// The spectators' chain (they see every second pass).
     pub spectators: PassEncoder,
     pub passes: u64,

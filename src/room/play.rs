@@ -1,8 +1,9 @@
 //! A round being played: its start after the countdown, inputs and their discipline, the
 //! tick, and the fan-out of each pass.
 //!
-//! The room appends what it accepted to the `Round` (the fold + the replay file) and calls
-//! its `close_tick` once per tick; every game rule lives in the sim. A pass's frame is
+//! The room appends what it accepted to the `Round` (the fold + the replay file), and the
+//! inputs of its bot cooks (decided from the last pass's view, as a client sees it), and
+//! calls its `close_tick` once per tick; every game rule lives in the sim. A pass's frame is
 //! encoded once per audience and leaves as one shared buffer: the players' frame (and, for
 //! a connection that must start over, a full frame of the same pass) every pass, the
 //! spectators' own chain every second pass. A tick that panics is caught here and ends in
@@ -10,6 +11,7 @@
 
 use super::Room;
 use super::phase::{Phase, Play};
+use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
 use crate::round::Round;
 use crate::shared::census::Census;
@@ -37,7 +39,7 @@ impl Room {
             .enumerate()
             .filter_map(|(i, s)| {
                 let s = s.as_ref()?;
-                let connected = s.conn.is_some();
+                let connected = s.present();
                 Some(SeatEntry::new(
                     i as u8,
                     &s.name,
@@ -102,9 +104,20 @@ impl Room {
         if let Some(chain) = shared.chain() {
             chain.must(Must::Begin(meta.clone()));
         }
+        let bot_seats = self.seats.bots();
+        let bots = (!bot_seats.is_empty()).then(|| {
+            let fold = round.fold();
+            BotTeam::new(
+                &fold.rules.level,
+                fold.header.tick_hz,
+                &bot_seats,
+                fold.header.seed,
+            )
+        });
         self.phase = Phase::Playing(Box::new(Play {
             round,
             path,
+            bots,
             queue: Vec::new(),
             spectators: PassEncoder::new(),
             passes: 0,
@@ -184,6 +197,17 @@ impl Room {
             }
             for (_, accepted) in queue {
                 play.round.append(accepted)?;
+            }
+            if let (Some(team), Some(view)) = (&mut play.bots, play.round.players().last_view()) {
+                for i in team.decide(view) {
+                    play.round.append(Accepted::Input {
+                        seat: i.seat,
+                        seq: i.seq,
+                        mv: i.mv,
+                        act: i.act,
+                        face: i.face,
+                    })?;
+                }
             }
             play.round.close_tick()
         }));

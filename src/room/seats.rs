@@ -34,6 +34,7 @@ impl Conn {
 }
 
 pub(super) struct Seat {
+    /// Empty for a bot (no token is empty, so none can match it).
     pub token: String,
     pub session_id: String,
     pub name: String,
@@ -44,6 +45,15 @@ pub(super) struct Seat {
     pub disconnected_at: Option<Instant>,
     /// Whether a socket ever held this seat (a reconnect of such a seat is a rejoin).
     pub ever_connected: bool,
+    /// A bot cook the room plays itself: always present, always ready, never a host.
+    pub bot: bool,
+}
+
+impl Seat {
+    /// Whether the cook is there: a person with a live socket, or a bot.
+    pub fn present(&self) -> bool {
+        self.bot || self.conn.is_some()
+    }
 }
 
 pub(super) struct Spectator {
@@ -86,15 +96,23 @@ impl Seats {
         self.taken().count()
     }
 
+    /// No person holds a seat (bots alone do not keep a room open).
     pub fn is_empty(&self) -> bool {
-        self.list.iter().all(Option::is_none)
+        self.taken().all(|s| s.bot)
     }
 
     pub fn of_token(&self, token: &str) -> Option<u8> {
         self.list
             .iter()
-            .position(|s| s.as_ref().is_some_and(|s| s.token == token))
+            .position(|s| s.as_ref().is_some_and(|s| !s.bot && s.token == token))
             .map(|i| i as u8)
+    }
+
+    /// The seats bots play, in seat order.
+    pub fn bots(&self) -> Vec<u8> {
+        (0..self.list.len() as u8)
+            .filter(|&i| self.get(i).is_some_and(|s| s.bot))
+            .collect()
     }
 
     pub fn of_conn(&self, conn: u64) -> Option<u8> {
@@ -175,7 +193,8 @@ impl Seats {
                     color: s.color.to_string(),
                     ready: s.ready,
                     host: self.host == Some(i as u8),
-                    connected: s.conn.is_some(),
+                    connected: s.present(),
+                    bot: s.bot,
                 })
             })
             .collect()

@@ -44,7 +44,7 @@ impl Room {
         let won = summary.won();
         let unlock = won.then(|| shared.levels.after(order).map_or(order, |l| l.level.order));
         if let Some(next) = unlock {
-            for seat in self.seats.taken() {
+            for seat in self.seats.taken().filter(|s| !s.bot) {
                 shared.sessions.unlock(&seat.token, next);
             }
         }

@@ -5,6 +5,7 @@ use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::shared::census::memory_mb;
 use crate::store::quests::standings;
+use crate::wire::layout::LevelLayout;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -12,7 +13,8 @@ use warp::Rejection;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-fn bearer(auth: Option<String>) -> Option<String> {
+/// The token of an `Authorization: Bearer <token>` header.
+pub(super) fn bearer(auth: Option<String>) -> Option<String> {
     auth.and_then(|a| a.strip_prefix("Bearer ").map(|t| t.trim().to_string()))
         .filter(|t| !t.is_empty())
 }
@@ -40,6 +42,18 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
         })
         .collect();
     Ok(answer(StatusCode::OK, &json!({"levels": list})))
+}
+
+/// `GET /api/levels/{id}`: a level's layout, with the server's tick and snapshot rates.
+pub async fn level_layout(id: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    let Some(source) = shared.levels.get(&id) else {
+        let why = format!("no level {id:?} on this server");
+        return Ok(refuse(StatusCode::NOT_FOUND, "not_found", why));
+    };
+    let mut body = serde_json::to_value(LevelLayout::of(&source.level)).unwrap_or_default();
+    body["tick_hz"] = json!(shared.config.tick_hz);
+    body["snapshot_hz"] = json!(shared.config.snapshot_hz);
+    Ok(answer(StatusCode::OK, &body))
 }
 
 pub async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Response, Rejection> {

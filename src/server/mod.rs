@@ -7,8 +7,10 @@
 //! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, whose
 //! reader applies `guard`.
 
+mod assets;
 mod guard;
 mod info;
+mod replays_api;
 mod reply;
 mod rooms_api;
 mod routes;

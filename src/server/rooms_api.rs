@@ -1,14 +1,16 @@
-//! The rooms over HTTP: create, join, quick play, and a room's public status.
+//! The rooms over HTTP: create, join, quick play, play solo, the host's bots, and a room's
+//! public status.
 //!
 //! Bodies are parsed strictly (at most 4 KB, unknown fields and duplicate keys refused);
 //! create, join and quick all take the same `{name?, token?}` and end in the room's own
 //! reservation, so a seat is only ever given by the room.
 
+use super::info::bearer;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::shared::registry::{Reservation, RoomCmd};
 use crate::shared::sessions::random_hex;
-use crate::wire::messages::{code, limits};
+use crate::wire::messages::{Refusal, code, limits};
 use crate::wire::strict::{StrictError, parse};
 use serde::Deserialize;
 use serde_json::json;
@@ -162,6 +164,139 @@ pub async fn quick(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response,
         }
     }
     Ok(create(&shared, who).await)
+}
+
+/// Play solo: a new room with the caller in seat 0 as host and bots in the other seats, on
+/// the highest level the caller's session has unlocked, waiting for its `start`.
+pub async fn solo(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
+    let who = match seat_request(&bytes) {
+        Ok(who) => who,
+        Err(r) => return Ok(*r),
+    };
+    let Some((room, handle)) = crate::room::spawn(&shared) else {
+        let why = format!(
+            "the server is at its limit of {} rooms",
+            shared.config.max_rooms
+        );
+        return Ok(refuse(StatusCode::CONFLICT, code::ROOM_FULL, why));
+    };
+    let (reply, rx) = oneshot::channel();
+    let cmd = RoomCmd::Solo {
+        token: who.token,
+        name: who.name,
+        reply,
+    };
+    let answer_ = match handle.tx.send(cmd).await {
+        Ok(()) => rx.await.map_err(|_| code::ROOM_GONE).and_then(|r| r),
+        Err(_) => Err(code::ROOM_GONE),
+    };
+    Ok(match answer_ {
+        Ok(r) => reservation_reply(StatusCode::CREATED, &room, r),
+        Err(c) => refuse(refusal_status(c), c, "the new room could not be set up"),
+    })
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct BotBody {
+    #[serde(default)]
+    seat: Option<u8>,
+}
+
+/// The status of a refused bot request.
+fn bot_refusal(r: Refusal) -> Response {
+    let status = match r.code {
+        code::NOT_HOST => StatusCode::FORBIDDEN,
+        code::WRONG_STATE | code::ROOM_FULL => StatusCode::CONFLICT,
+        code::ROOM_GONE => StatusCode::NOT_FOUND,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    refuse(status, r.code, r.msg)
+}
+
+/// Sends a room a bot command built around a reply channel; a room that is gone refuses.
+async fn ask_room<T>(
+    shared: &Shared,
+    room: &str,
+    cmd: impl FnOnce(oneshot::Sender<Result<T, Refusal>>) -> RoomCmd,
+) -> Result<T, Refusal> {
+    let gone = || Refusal::new(code::ROOM_GONE, "no such room");
+    let handle = shared.rooms.get(room).ok_or_else(gone)?;
+    let (reply, rx) = oneshot::channel();
+    handle.tx.send(cmd(reply)).await.map_err(|_| gone())?;
+    rx.await.map_err(|_| gone())?
+}
+
+fn no_token() -> Response {
+    refuse(
+        StatusCode::UNAUTHORIZED,
+        "no_session",
+        "send Authorization: Bearer <the host's token>",
+    )
+}
+
+/// `POST /api/rooms/{code}/bots` `{seat?}`: the host puts a bot in a free seat.
+pub async fn add_bot(
+    room: String,
+    auth: Option<String>,
+    shared: Arc<Shared>,
+    bytes: bytes::Bytes,
+) -> Result<Response, Rejection> {
+    let Some(token) = bearer(auth) else {
+        return Ok(no_token());
+    };
+    let body: BotBody = if bytes.iter().all(u8::is_ascii_whitespace) {
+        BotBody::default()
+    } else {
+        match std::str::from_utf8(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|t| {
+                let v = parse(t).map_err(|e| match e {
+                    StrictError::NotJson(m) | StrictError::DuplicateKey(m) => m,
+                })?;
+                serde_json::from_value(v).map_err(|e| e.to_string())
+            }) {
+            Ok(b) => b,
+            Err(m) => return Ok(refuse(StatusCode::BAD_REQUEST, code::BAD_FIELD, m)),
+        }
+    };
+    let seat = body.seat;
+    Ok(
+        match ask_room(&shared, &room, |reply| RoomCmd::AddBot {
+            token,
+            seat,
+            reply,
+        })
+        .await
+        {
+            Ok(seat) => answer(StatusCode::CREATED, &json!({"seat": seat, "bot": true})),
+            Err(r) => bot_refusal(r),
+        },
+    )
+}
+
+/// `DELETE /api/rooms/{code}/bots/{seat}`: the host takes a bot out.
+pub async fn remove_bot(
+    room: String,
+    seat: u8,
+    auth: Option<String>,
+    shared: Arc<Shared>,
+) -> Result<Response, Rejection> {
+    let Some(token) = bearer(auth) else {
+        return Ok(no_token());
+    };
+    Ok(
+        match ask_room(&shared, &room, |reply| RoomCmd::RemoveBot {
+            token,
+            seat,
+            reply,
+        })
+        .await
+        {
+            Ok(()) => answer(StatusCode::OK, &json!({"seat": seat, "removed": true})),
+            Err(r) => bot_refusal(r),
+        },
+    )
 }
 
 pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {

@@ -1,8 +1,9 @@
 //! Every HTTP route of the server, as warp filters: the table of what answers where.
-//! (`/ws/{code}` upgrades are answered before these, in `upgrade`.)
+//! (`/ws/{code}` upgrades are answered before these, in `upgrade`; the web client's files
+//! come last, for GETs no API route took.)
 
 use super::reply::{answer, recover};
-use super::{info, rooms_api, seams};
+use super::{assets, info, replays_api, rooms_api, seams};
 use crate::shared::Shared;
 use serde_json::json;
 use std::convert::Infallible;
@@ -44,11 +45,40 @@ fn rooms(
         .and(with(shared))
         .and(body())
         .and_then(rooms_api::join_room);
+    let solo = warp::path!("api" / "rooms" / "solo")
+        .and(warp::post())
+        .and(with(shared))
+        .and(body())
+        .and_then(rooms_api::solo);
+    let auth = || warp::header::optional::<String>("authorization");
+    let add_bot = warp::path!("api" / "rooms" / String / "bots")
+        .and(warp::post())
+        .and(auth())
+        .and(with(shared))
+        .and(body())
+        .and_then(rooms_api::add_bot);
+    let remove_bot = warp::path!("api" / "rooms" / String / "bots" / u8)
+        .and(warp::delete())
+        .and(auth())
+        .and(with(shared))
+        .and_then(rooms_api::remove_bot);
     let status = warp::path!("api" / "rooms" / String)
         .and(warp::get())
         .and(with(shared))
         .and_then(rooms_api::room_status);
-    create.or(quick).unify().or(join).unify().or(status).unify()
+    create
+        .or(quick)
+        .unify()
+        .or(solo)
+        .unify()
+        .or(join)
+        .unify()
+        .or(add_bot)
+        .unify()
+        .or(remove_bot)
+        .unify()
+        .or(status)
+        .unify()
 }
 
 /// Levels, the session, the census, metrics, health.
@@ -61,6 +91,10 @@ fn info(
         .and(auth)
         .and(with(shared))
         .and_then(info::levels);
+    let layout = warp::path!("api" / "levels" / String)
+        .and(warp::get())
+        .and(with(shared))
+        .and_then(info::level_layout);
     let session = warp::path!("api" / "session")
         .and(warp::get())
         .and(auth)
@@ -82,6 +116,8 @@ fn info(
         .and(warp::get())
         .map(|| answer(StatusCode::OK, &json!({"ok": true})));
     levels
+        .or(layout)
+        .unify()
         .or(session)
         .unify()
         .or(stats)
@@ -90,6 +126,31 @@ fn info(
         .unify()
         .or(health)
         .unify()
+}
+
+/// Recorded rounds: the list, one round, its frames, its file.
+fn replays(
+    shared: &Arc<Shared>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+    let list = warp::path!("api" / "replays")
+        .and(warp::get())
+        .and(warp::query::<replays_api::Page>())
+        .and(with(shared))
+        .and_then(replays_api::list);
+    let round = warp::path!("api" / "replays" / String)
+        .and(warp::get())
+        .and(with(shared))
+        .and_then(replays_api::round);
+    let frames = warp::path!("api" / "replays" / String / "frames")
+        .and(warp::get())
+        .and(warp::header::optional::<String>("accept-encoding"))
+        .and(with(shared))
+        .and_then(replays_api::frames);
+    let file = warp::path!("api" / "replays" / String / "file")
+        .and(warp::get())
+        .and(with(shared))
+        .and_then(replays_api::file);
+    list.or(round).unify().or(frames).unify().or(file).unify()
 }
 
 /// The test seams: not found unless the server runs in test mode.
@@ -125,6 +186,20 @@ fn seams(
     kill.or(panic).unify().or(fault).unify()
 }
 
+/// The web client: its files and pages (`assets`), for GETs no API route took.
+fn client() -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+    warp::get()
+        .and(warp::path::full())
+        .and(warp::header::optional::<String>("accept-encoding"))
+        .and(warp::header::optional::<String>("if-none-match"))
+        .and_then(
+            |path: warp::path::FullPath, encoding: Option<String>, tag: Option<String>| async move {
+                assets::serve(path.as_str(), encoding.as_deref(), tag.as_deref())
+                    .ok_or_else(warp::reject::not_found)
+            },
+        )
+}
+
 /// Every route of the server; what matches none is a JSON 404.
 pub fn routes(
     shared: &Arc<Shared>,
@@ -132,7 +207,11 @@ pub fn routes(
     rooms(shared)
         .or(info(shared))
         .unify()
+        .or(replays(shared))
+        .unify()
         .or(seams(shared))
+        .unify()
+        .or(client())
         .unify()
         .recover(recover)
         .unify()

@@ -9,7 +9,7 @@
 
 use super::conn::ConnLink;
 use crate::store::quests::Completion;
-use crate::wire::messages::{RoomMsg, RoomState, RoomStatus};
+use crate::wire::messages::{Refusal, RoomMsg, RoomState, RoomStatus};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -32,6 +32,25 @@ pub enum RoomCmd {
         token: String,
         name: Option<String>,
         reply: oneshot::Sender<Result<Reservation, &'static str>>,
+    },
+    /// Play solo: a seat for this token and bots in every other seat, on the highest level
+    /// the token's session has unlocked.
+    Solo {
+        token: String,
+        name: Option<String>,
+        reply: oneshot::Sender<Result<Reservation, &'static str>>,
+    },
+    /// The host (by token) puts a bot in a free seat (`seat`, or the lowest): its seat.
+    AddBot {
+        token: String,
+        seat: Option<u8>,
+        reply: oneshot::Sender<Result<u8, Refusal>>,
+    },
+    /// The host (by token) takes the bot out of `seat`.
+    RemoveBot {
+        token: String,
+        seat: u8,
+        reply: oneshot::Sender<Result<(), Refusal>>,
     },
     /// A socket's `hello` (the socket already checked the protocol version).
     Hello {

@@ -4,13 +4,15 @@
 //! rebuilds it). `rows` are the history's values, rendered from the log and the sim;
 //! `history` holds the SQL that writes rounds, events and results, shared by the live write
 //! chain (`chain`) and `reindex`; `quests` folds events and results into quest progress and
-//! answers a session's standings; `sessions` loads and writes sessions. Every SQL statement
+//! answers a session's standings; `sessions` loads and writes sessions; `replays` lists
+//! recorded rounds for the replay viewer. Every SQL statement
 //! of the server lives in this module.
 
 pub mod chain;
 pub mod history;
 pub mod quests;
 pub mod reindex;
+pub mod replays;
 pub mod rows;
 pub mod sessions;
 

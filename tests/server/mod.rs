@@ -45,6 +45,15 @@ pub async fn start_storm(env: &[(&str, &str)]) -> TestServer {
     start_with(&data, "tests/fixtures/storm", env).await
 }
 
+/// A server whose only level is `tests/fixtures/solo`'s open kitchen (roomy and quick: three
+/// bots win it in seconds), in a fresh folder.
+pub async fn start_solo(env: &[(&str, &str)]) -> TestServer {
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    start_with(&data, "tests/fixtures/solo", env).await
+}
+
 async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) -> TestServer {
     let data = data.to_path_buf();
     let mut config = ServerConfig::from_settings(env).expect("test config");
@@ -275,6 +284,22 @@ impl Client {
                     "timed out waiting for {ty}; got {:?}",
                     self.log.iter().rev().take(3).collect::<Vec<_>>()
                 ),
+            }
+        }
+    }
+
+    /// Waits (up to 60 s) for a frame of any of these types, skipping others.
+    pub async fn expect_any(&mut self, types: &[&str]) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline
+                .saturating_duration_since(tokio::time::Instant::now())
+                .as_secs_f64();
+            match self.next(left.max(0.01)).await {
+                Some(Got::Frame(v)) if types.iter().any(|t| v["type"] == *t) => return v,
+                Some(Got::Frame(_)) => continue,
+                Some(Got::Closed(c)) => panic!("closed ({c:?}) while waiting for {types:?}"),
+                None => panic!("timed out waiting for {types:?}"),
             }
         }
     }

@@ -21,6 +21,8 @@ pub struct SeatWire {
     pub ready: bool,
     pub host: bool,
     pub connected: bool,
+    /// A bot cook the server plays (an addition to v1: older clients ignore it).
+    pub bot: bool,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
