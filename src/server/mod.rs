@@ -30,6 +30,11 @@ use tokio::net::TcpListener;
 
 pub use info::census;
 
+/// Every file of the web client the server ships, with its size as sent gzipped.
+pub fn shipped_assets() -> Vec<(String, usize)> {
+    assets::shipped()
+}
+
 /// The shared state of a server on `config` and `levels`, with its history in the database
 /// at `db` (opened, migrated, sessions loaded, the write chain started).
 pub async fn open(

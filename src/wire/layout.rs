@@ -48,6 +48,8 @@ pub struct LevelLayout {
     pub target: u32,
     pub time_limit_s: f64,
     pub plates: u32,
+    /// Tiles a second a cook walks (the client predicts its own cook with it).
+    pub max_speed: f64,
 }
 
 fn letter(kind: StationKind) -> char {
@@ -118,6 +120,7 @@ impl LevelLayout {
             target: level.target_score,
             time_limit_s: level.time_limit_s,
             plates: level.plates,
+            max_speed: level.tuning.max_speed,
         }
     }
 }

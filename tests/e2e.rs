@@ -1,0 +1,232 @@
+//! The web client in a real browser (Debian's Chromium, through chromedriver), against a
+//! real server on 127.0.0.1:0 with the short, roomy test level of `tests/fixtures/solo`.
+//! Screenshots of every screen go to `target/e2e/`.
+
+mod browser;
+mod server;
+
+use browser::Browser;
+use undercooked::log::Record;
+
+fn base(s: &server::TestServer) -> String {
+    format!("http://{}", s.addr)
+}
+
+/// Seat 0's positions in a recorded round's frames (tile units).
+fn seat0_positions(bytes: &[u8]) -> Vec<(f64, f64)> {
+    let read = undercooked::log::read_replay(bytes).expect("the replay reads");
+    let frames = undercooked::log::frames::recorded(&read.records).expect("frames");
+    let mut merged = None;
+    let mut out = Vec::new();
+    for f in frames {
+        let v: serde_json::Value = serde_json::from_str(&f).unwrap();
+        undercooked::wire::merge::apply_frame(&mut merged, &v).unwrap();
+        let p = &merged.as_ref().unwrap()["p"][0];
+        out.push((p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap()));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_solo_moves_with_the_keyboard_and_wins() {
+    if !browser::available() {
+        return;
+    }
+    let mut server = server::start_solo(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let b = Browser::open(&base(&server), 1280, 800).await;
+    b.goto("/").await;
+    b.wait_screen("home", 10).await;
+    assert!(
+        b.canvas_colours().await == 0,
+        "the home screen has no canvas"
+    );
+    b.screenshot("home").await;
+    b.fill("Name", "Ann").await;
+    b.click("Play solo").await;
+    b.wait_screen("lobby", 10).await;
+    b.wait_until("[...document.querySelectorAll('li.seat .tag')].filter(t => t.textContent === 'bot').length === 3", 10)
+        .await;
+    b.wait_until("!document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue.disabled", 10)
+        .await;
+    b.screenshot("lobby").await;
+    b.click("Start").await;
+    b.wait_screen("game", 10).await;
+    // Past the countdown, then down (S) for a moment: one tile, out of the bots' way.
+    b.wait_until(
+        "/Score/.test(document.getElementById('score').textContent)",
+        10,
+    )
+    .await;
+    b.hold_key('s', 250).await;
+    b.wait_until("document.getElementById('clock').textContent !== ''", 5)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(b.canvas_colours().await > 20, "the kitchen is drawn");
+    b.screenshot("game").await;
+    b.wait_screen("results", 60).await;
+    let verdict = b.text("#verdict").await;
+    assert_eq!(verdict, "Round won", "the results say won");
+    b.screenshot("results").await;
+    let final_score = b.text("#final-score").await;
+
+    // The round is in the replay list, and the viewer plays it to the same final score.
+    b.click("Home").await;
+    b.wait_screen("home", 10).await;
+    b.click("Replays").await;
+    b.wait_screen("replays", 10).await;
+    b.wait_until(
+        "document.querySelectorAll('table.list tbody tr').length === 1",
+        10,
+    )
+    .await;
+    let row = b.text("table.list tbody tr").await;
+    assert!(
+        row.contains("01_open_kitchen") && row.contains("won"),
+        "{row}"
+    );
+    b.screenshot("replays").await;
+    b.click("Watch replay").await;
+    b.wait_screen("viewer", 10).await;
+    b.wait_until("document.getElementById('score').textContent !== ''", 10)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert!(b.canvas_colours().await > 20, "the replay is drawn");
+    b.screenshot("viewer").await;
+    b.client
+        .find(fantoccini::Locator::Css("#speed"))
+        .await
+        .unwrap()
+        .select_by_value("8")
+        .await
+        .unwrap();
+    b.wait_until("document.getElementById('play').textContent === 'Play'", 30)
+        .await;
+    assert_eq!(
+        b.text("#score").await,
+        final_score,
+        "the replay ends where the round did"
+    );
+    let errors = b.page_errors().await;
+    assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    b.close().await;
+
+    let replays = server.replays();
+    let bytes = std::fs::read(&replays[0]).unwrap();
+    let read = undercooked::log::read_replay(&bytes).unwrap();
+    let moves = read
+        .records
+        .iter()
+        .filter(|r| matches!(r, Record::InputAccepted { seat: 0, mv, .. } if *mv != (0, 0)))
+        .count();
+    assert!(moves > 0, "the keyboard's inputs are in the log");
+    let path = seat0_positions(&bytes);
+    let (first, last) = (path[0], path[path.len() - 1]);
+    assert!(
+        (last.1 - first.1) > 0.5,
+        "seat 0 walked down: {first:?} → {last:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
+    if !browser::available() {
+        return;
+    }
+    let mut server = server::start_solo(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let a = Browser::open(&base(&server), 1024, 700).await;
+    a.goto("/").await;
+    a.fill("Name", "Ann").await;
+    a.click("Create room").await;
+    a.wait_screen("lobby", 10).await;
+    let link = a.eval("document.getElementById('link').value").await;
+    let link = link.as_str().unwrap().to_string();
+    let code = link.rsplit('/').next().unwrap().to_string();
+
+    let b = Browser::open(&base(&server), 1024, 700).await;
+    b.client.goto(&link).await.unwrap();
+    b.wait_screen("join", 10).await;
+    b.fill("Name", "Bob").await;
+    b.click("Join").await;
+    b.wait_screen("lobby", 10).await;
+    b.click("Ready").await;
+    a.client
+        .find(fantoccini::Locator::Css("#level"))
+        .await
+        .unwrap()
+        .select_by_value("01_open_kitchen")
+        .await
+        .unwrap();
+    a.wait_until("!document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue.disabled", 10)
+        .await;
+    a.click("Start").await;
+    a.wait_screen("game", 10).await;
+    b.wait_screen("game", 10).await;
+    b.wait_until(
+        "/Score/.test(document.getElementById('score').textContent)",
+        10,
+    )
+    .await;
+    let seat = b.text(".hud .who").await;
+    assert_eq!(seat, "You are seat 2");
+
+    // A reload mid-round: back in the same seat, in the game.
+    b.client.refresh().await.unwrap();
+    b.wait_screen("game", 10).await;
+    b.wait_until(
+        "/Score/.test(document.getElementById('score').textContent)",
+        10,
+    )
+    .await;
+    assert_eq!(b.text(".hud .who").await, "You are seat 2");
+
+    // A socket dropped by the server: the client comes back by itself.
+    let token = b.eval("localStorage.getItem('uc.token')").await;
+    let token = token.as_str().unwrap().to_string();
+    let (status, _) = server::http(
+        server.addr,
+        "POST",
+        &format!("/api/test/kill_socket/{code}/{token}"),
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+    b.wait_until(
+        "document.getElementById('notice').textContent.includes('Connection lost')",
+        5,
+    )
+    .await;
+    b.wait_until("document.getElementById('notice').hidden", 10)
+        .await;
+    let room = server::http(server.addr, "GET", &format!("/api/rooms/{code}"), None, &[])
+        .await
+        .1;
+    assert_eq!(room["seats"][1]["connected"], true, "{room}");
+    let before = b.text("#clock").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_ne!(b.text("#clock").await, before, "frames flow again");
+    assert!(b.canvas_colours().await > 20);
+
+    // A third browser watches the round.
+    let c = Browser::open(&base(&server), 900, 600).await;
+    c.goto(&format!("/watch/{code}")).await;
+    c.wait_screen("game", 10).await;
+    assert_eq!(c.text(".hud .who").await, "Watching");
+    c.wait_until(
+        "/Score/.test(document.getElementById('score').textContent)",
+        10,
+    )
+    .await;
+    assert!(c.canvas_colours().await > 20);
+    c.screenshot("watch").await;
+
+    for browser in [&a, &b, &c] {
+        let errors = browser.page_errors().await;
+        assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    }
+    a.close().await;
+    b.close().await;
+    c.close().await;
+    server.stop().await;
+}

@@ -1,0 +1,79 @@
+// The HTTP side of the server, and what the browser remembers (the token and the name,
+// in localStorage: the token is the player's session, so one token serves every room).
+
+const KEY = { token: 'uc.token', name: 'uc.name', room: 'uc.room' };
+
+export const me = {
+  get token() {
+    return localStorage.getItem(KEY.token);
+  },
+  set token(t) {
+    if (t) localStorage.setItem(KEY.token, t);
+  },
+  get name() {
+    return localStorage.getItem(KEY.name) || '';
+  },
+  set name(n) {
+    localStorage.setItem(KEY.name, n);
+  },
+  /** The room this browser holds a seat in (a reload there rejoins it). */
+  get room() {
+    return localStorage.getItem(KEY.room);
+  },
+  set room(code) {
+    if (code) localStorage.setItem(KEY.room, code);
+    else localStorage.removeItem(KEY.room);
+  },
+};
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.msg) || `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+  }
+}
+
+async function call(method, path, body, auth) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (auth && me.token) headers.Authorization = `Bearer ${me.token}`;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  try {
+    data = await res.json();
+  } catch {
+    data = null;
+  }
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data;
+}
+
+function seatBody() {
+  const body = {};
+  if (me.token) body.token = me.token;
+  if (me.name) body.name = me.name;
+  return body;
+}
+
+/** A room reservation (create, join, quick, solo): remembers the token it gave. */
+async function reserve(path) {
+  const r = await call('POST', path, seatBody());
+  me.token = r.you.token;
+  return r;
+}
+
+export const api = {
+  create: () => reserve('/api/rooms'),
+  quick: () => reserve('/api/rooms/quick'),
+  solo: () => reserve('/api/rooms/solo'),
+  join: (code) => reserve(`/api/rooms/${encodeURIComponent(code)}/join`),
+  room: (code) => call('GET', `/api/rooms/${encodeURIComponent(code)}`),
+  levels: () => call('GET', '/api/levels', undefined, true),
+  level: (id) => call('GET', `/api/levels/${encodeURIComponent(id)}`),
+  addBot: (code, seat) => call('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, seat === undefined ? {} : { seat }, true),
+  removeBot: (code, seat) => call('DELETE', `/api/rooms/${encodeURIComponent(code)}/bots/${seat}`, undefined, true),
+  replays: (page) => call('GET', `/api/replays?page=${page}`),
+  replay: (id) => call('GET', `/api/replays/${encodeURIComponent(id)}`),
+  frames: (id) => call('GET', `/api/replays/${encodeURIComponent(id)}/frames`),
+};

@@ -1,0 +1,46 @@
+// The page: which screen a path shows. `/` home, `/r/{code}` a room (rejoined at once when
+// this browser holds a seat there, else its join screen), `/watch/{code}` watching a room,
+// `/replays` the list, `/replays/{id}` the viewer.
+
+import { me } from './api.js';
+import { home, joinScreen } from './screens/home.js';
+import { replayList, Viewer } from './screens/replays.js';
+import { RoomSession } from './screens/room.js';
+import { say } from './ui.js';
+
+let current = null;
+
+function route() {
+  if (current) current.stop();
+  current = null;
+  say('');
+  const parts = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'r' && parts[1]) {
+    const code = parts[1].toUpperCase();
+    if (me.room === code && me.token) {
+      current = new RoomSession(code);
+      current.start();
+    } else {
+      joinScreen(code);
+    }
+  } else if (parts[0] === 'watch' && parts[1]) {
+    current = new RoomSession(parts[1].toUpperCase(), { watch: true });
+    current.start();
+  } else if (parts[0] === 'replays' && parts[1]) {
+    current = new Viewer(parts[1]);
+    current.start();
+  } else if (parts[0] === 'replays') {
+    replayList(0);
+  } else {
+    home();
+  }
+}
+
+window.addEventListener('popstate', route);
+document.getElementById('home-link').addEventListener('click', (e) => {
+  e.preventDefault();
+  if (current) current.stop();
+  history.pushState({}, '', '/');
+  route();
+});
+route();

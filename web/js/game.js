@@ -1,0 +1,138 @@
+// A kitchen being watched or played: frames merged into a view, other cooks interpolated,
+// your own cook predicted, inputs sent, events turned into effects, and a draw per display
+// frame. Live play and watching use it with a connection; the replay viewer uses the same
+// renderer with recorded frames.
+
+import { Controls } from './controls.js';
+import { Effects, fromEventWire } from './effects.js';
+import { InputSender } from './input.js';
+import { Interpolator } from './interp.js';
+import { applyFrame } from './merge.js';
+import { Mover, Predictor, quantize } from './predict.js';
+import { Renderer } from './render.js';
+
+export class Game {
+  /**
+   * @param {{canvas: HTMLCanvasElement, layout: object, tickHz: number, seat: number|null,
+   *          names: () => Map<number, string>, send: (m: object) => boolean,
+   *          onView?: (view: object) => void, touchRoot: HTMLElement}} o
+   */
+  constructor({ canvas, layout, tickHz, seat, names, send, onView, touchRoot }) {
+    this.renderer = new Renderer(canvas);
+    this.renderer.setLayout(layout);
+    this.layout = layout;
+    this.names = names;
+    this.me = seat === null || seat === undefined ? null : `c${seat}`;
+    this.view = null;
+    this.countdown = null;
+    this.effects = new Effects();
+    this.interp = new Interpolator({ tickHz, delayMs: 75 });
+    this.mover = new Mover(layout.rows, layout.max_speed || 4, tickHz);
+    this.predictor = new Predictor(this.mover, { tickHz });
+    this.rtt = () => 0;
+    this.onView = onView || (() => {});
+    this.sender = null;
+    this.controls = null;
+    if (this.me) {
+      this.sender = new InputSender(send);
+      this.controls = new Controls(touchRoot, {
+        onPress: () => this.sender.press(),
+        onEmote: (id) => send({ type: 'emote', id }),
+      });
+    }
+    this.running = false;
+    this.over = false;
+  }
+
+  /** A new connection: the input `seq` starts over and the next frame is a full one. */
+  reconnected() {
+    if (this.sender) this.sender.reset();
+    this.view = null;
+  }
+
+  /** A `snap` body arrived. */
+  frame(raw, now = performance.now()) {
+    this.view = applyFrame(this.view, raw);
+    this.countdown = null;
+    this.interp.push(raw.t, this.view.p, now);
+    const mine = this.me && this.view.p.find((p) => p.i === this.me);
+    if (mine) {
+      const x = Math.round(mine.x * 1000);
+      const y = Math.round(mine.y * 1000);
+      if (mine.s === 'stunned' || mine.s === 'disconnected' || raw.full && !this.predictor.pos) {
+        this.predictor.reset(x, y, now);
+      } else {
+        this.predictor.reconcile(x, y, now, this.rtt());
+      }
+    }
+    const cooks = this.interp.sample(now);
+    for (const e of raw.e || []) {
+      if (e.k === 'resync' && e.i === this.me && this.sender) this.sender.resync(e.seq);
+      if (e.k === 'round_end') this.over = true; // no more inputs: the round is decided
+      this.effects.add(e, now, this.me, cooks);
+    }
+    this.onView(this.view);
+  }
+
+  /** An `ev` batch (lobby emotes, quest completions). */
+  events(list, now = performance.now()) {
+    const cooks = this.interp.sample(now);
+    for (const ev of list) this.effects.add(fromEventWire(ev), now, this.me, cooks);
+  }
+
+  /** An `err` with a `seq`: a stale input; continue after it. */
+  refused(err) {
+    if (err.seq !== null && err.seq !== undefined && this.sender) this.sender.resync(err.seq);
+  }
+
+  start() {
+    if (this.running) return;
+    this.running = true;
+    const loop = () => {
+      if (!this.running) return;
+      this.tick(performance.now());
+      requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+  }
+
+  stop() {
+    this.running = false;
+    if (this.controls) this.controls.destroy();
+  }
+
+  /** One display frame: inputs out, prediction forward, everything drawn. */
+  tick(now) {
+    const cooks = this.interp.sample(now);
+    const mine = this.view && this.me && this.view.p.find((p) => p.i === this.me);
+    if (this.sender && this.view && this.countdown === null && mine && !this.over) {
+      const held = this.controls.read();
+      this.sender.update(now, held.x, held.y);
+      const others = [];
+      for (const [id, c] of cooks) if (id !== this.me) others.push({ x: c.x * 1000, y: c.y * 1000 });
+      const intent = mine.s === 'stunned' ? { x: 0, y: 0 } : quantize(held.x, held.y);
+      this.predictor.advance(now, intent, others);
+      const drawn = this.predictor.drawn(now);
+      if (drawn) {
+        const f = intent.x || intent.y ? facing(intent) : cooks.get(this.me)?.f ?? mine.f;
+        cooks.set(this.me, { x: drawn.x / 1000, y: drawn.y / 1000, f });
+      }
+    }
+    const names = this.names();
+    this.renderer.draw({
+      view: this.view,
+      cooks,
+      me: this.me,
+      nameOf: (p) => names.get(p.pi) || p.i,
+      effects: this.effects,
+      countdown: this.countdown,
+      now,
+    });
+  }
+}
+
+/** The facing a move implies, as the sim decides it. */
+function facing(intent) {
+  if (Math.abs(intent.x) >= Math.abs(intent.y)) return intent.x > 0 ? 1 : 3;
+  return intent.y > 0 ? 2 : 0;
+}
