@@ -77,7 +77,7 @@ fn three_bots_win_the_first_kitchen_around_a_person_who_only_wanders() {
         let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
         let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[1, 2, 3], seed);
         let mut person = Wanderer {
-            seed: seed * 0x9E37_79B9_7F4A_7C15 + 1,
+            seed: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             seq: 0,
             mv: (0, 0),
             until: 0,

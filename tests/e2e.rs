@@ -32,7 +32,12 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
     if !browser::available() {
         return;
     }
-    let mut server = server::start_solo(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    // 100 ms on every frame the server sends: a round trip like a far-away server's.
+    let mut server = server::start_solo(&[
+        ("UNDERCOOKED_TEST_MODE", "1"),
+        ("UNDERCOOKED_SIM_LATENCY_MS", "100"),
+    ])
+    .await;
     let b = Browser::open(&base(&server), 1280, 800).await;
     b.goto("/").await;
     b.wait_screen("home", 10).await;
@@ -57,10 +62,37 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
         10,
     )
     .await;
-    b.hold_key('s', 250).await;
-    b.wait_until("document.getElementById('clock').textContent !== ''", 5)
+    b.wait_until("window.__game && window.__game.drawnMine", 10)
         .await;
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    b.eval("(window.__track = [], (function f() { const g = window.__game; if (g && g.drawnMine) __track.push([g.drawnMine.x, g.drawnMine.y]); if (__track.length < 150) requestAnimationFrame(f); })(), 1)")
+        .await;
+    b.hold_key('s', 250).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    // Your own cook, predicted and reconciled at 100 ms round trip: it walks a tile down and
+    // never jumps between two drawn frames (walking is about 0.08 tile a frame at 60 Hz).
+    let track = b.eval("window.__track").await;
+    let track: Vec<(f64, f64)> = track
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+        .collect();
+    assert!(track.len() > 30, "{} drawn frames sampled", track.len());
+    let biggest = track
+        .windows(2)
+        .map(|w| ((w[1].0 - w[0].0).powi(2) + (w[1].1 - w[0].1).powi(2)).sqrt())
+        .fold(0.0, f64::max);
+    assert!(biggest < 0.3, "a drawn jump of {biggest:.2} tile");
+    let walked = track[track.len() - 1].1 - track[0].1;
+    assert!(
+        walked > 0.5,
+        "the cook walked {walked:.2} tile down on screen"
+    );
+    eprintln!(
+        "drawn track: {} frames, largest step {biggest:.3} tile, walked {walked:.2}",
+        track.len()
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert!(b.canvas_colours().await > 20, "the kitchen is drawn");
     b.screenshot("game").await;
     b.wait_screen("results", 60).await;

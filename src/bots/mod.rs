@@ -184,6 +184,12 @@ impl BotTeam {
         };
         let s = goal.station;
         let d = self.nav.dist(s, tile.0, tile.1);
+        if d == 0 && (pos.0.rem_euclid(100) == 0 || pos.1.rem_euclid(100) == 0) {
+            // On a tile's edge as the wire rounds it: the sim may have the cook on the
+            // tile before (a press from there faces nothing). Step inside first.
+            let mv = self.walk(pos, tile);
+            return self.unstick(k, view, pos, tile, mv, &[]);
+        }
         if d == 0 {
             // Beside the station: stop, face it, press (a press needs only the tile).
             let face = self.nav.facing_to(s, tile.0, tile.1);

@@ -186,14 +186,21 @@ fn seams(
     kill.or(panic).unify().or(fault).unify()
 }
 
-/// The web client: its files and pages (`assets`), for GETs no API route took.
+/// The web client: its files and pages (`assets`), for GETs no API route took. Any other
+/// method is a plain not-found here (a method rejection would outrank other routes' 404s).
 fn client() -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
-    warp::get()
+    warp::method()
         .and(warp::path::full())
         .and(warp::header::optional::<String>("accept-encoding"))
         .and(warp::header::optional::<String>("if-none-match"))
         .and_then(
-            |path: warp::path::FullPath, encoding: Option<String>, tag: Option<String>| async move {
+            |method: warp::http::Method,
+             path: warp::path::FullPath,
+             encoding: Option<String>,
+             tag: Option<String>| async move {
+                if method != warp::http::Method::GET {
+                    return Err(warp::reject::not_found());
+                }
                 assets::serve(path.as_str(), encoding.as_deref(), tag.as_deref())
                     .ok_or_else(warp::reject::not_found)
             },

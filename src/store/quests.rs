@@ -9,7 +9,10 @@
 //! | `clean_run` | every seated session: +1 per serve, back to 0 on a miss |
 //! | `win_stars` | 1 when the session wins a round with at least `param` stars |
 //! | `campaign` | the number of different levels the session has won |
-//! | `teammates` | the number of different sessions it has shared a round with |
+//! | `teammates` | the number of different sessions it has shared a round with (not bots) |
+//!
+//! Bot cooks' sessions are `bot-<seat>`: they are nobody's teammates (a room of bots is not
+//! company), though their own progress is folded like anyone's.
 //!
 //! A completion is recorded once (`completed_at` is set only while it is null), and only
 //! then reported, so nobody is rewarded twice.
@@ -280,7 +283,8 @@ pub async fn fold_result(
                 "teammates" => {
                     let mates: i64 = sqlx::query_scalar(
                         "SELECT COUNT(DISTINCT o.session_id) FROM round_players me JOIN round_players o
-                         ON o.round_key = me.round_key AND o.session_id <> me.session_id WHERE me.session_id = ?",
+                         ON o.round_key = me.round_key AND o.session_id <> me.session_id
+                         WHERE me.session_id = ? AND o.session_id NOT LIKE 'bot-%'",
                     )
                     .bind(session)
                     .fetch_one(&mut *conn)

@@ -54,6 +54,14 @@ pub async fn start_solo(env: &[(&str, &str)]) -> TestServer {
     start_with(&data, "tests/fixtures/solo", env).await
 }
 
+/// A server on the shipped campaign (`levels/`), in a fresh folder.
+pub async fn start_campaign(env: &[(&str, &str)]) -> TestServer {
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    start_with(&data, "levels", env).await
+}
+
 async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) -> TestServer {
     let data = data.to_path_buf();
     let mut config = ServerConfig::from_settings(env).expect("test config");

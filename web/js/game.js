@@ -42,6 +42,8 @@ export class Game {
     }
     this.running = false;
     this.over = false;
+    this.drawnMine = null; // where your cook was last drawn (tile units)
+    window.__game = this; // a handle for the browser tests and for looking around in the console
   }
 
   /** A new connection: the input `seq` starts over and the next frame is a full one. */
@@ -115,7 +117,8 @@ export class Game {
       const drawn = this.predictor.drawn(now);
       if (drawn) {
         const f = intent.x || intent.y ? facing(intent) : cooks.get(this.me)?.f ?? mine.f;
-        cooks.set(this.me, { x: drawn.x / 1000, y: drawn.y / 1000, f });
+        this.drawnMine = { x: drawn.x / 1000, y: drawn.y / 1000, f };
+        cooks.set(this.me, this.drawnMine);
       }
     }
     const names = this.names();

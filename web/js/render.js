@@ -7,6 +7,8 @@
 import { drawCook, drawHazard, drawItem, drawRecipe, drawStation, SEATS } from './art.js';
 
 const ORDERS_PX = 64;
+/** Below this a tile is too small to read: the view then follows a focus instead. */
+const MIN_TILE_PX = 28;
 
 export class Renderer {
   constructor(canvas) {
@@ -23,8 +25,11 @@ export class Renderer {
     this.floorKey = '';
   }
 
-  /** Sizes the canvas to its box (and the device's pixel ratio); returns the tile size. */
-  fit() {
+  /**
+   * Sizes the canvas to its box (and the device's pixel ratio) and places the kitchen: the
+   * whole of it when it fits at a readable tile size, else a camera on `focus` (tile units).
+   */
+  fit(focus) {
     const dpr = window.devicePixelRatio || 1;
     const box = this.canvas.getBoundingClientRect();
     const w = Math.max(1, Math.round(box.width * dpr));
@@ -35,9 +40,16 @@ export class Renderer {
     }
     const L = this.layout;
     const ordersPx = ORDERS_PX * dpr;
-    const tile = Math.max(4, Math.floor(Math.min(w / L.width, (h - ordersPx) / L.height)));
-    const ox = Math.floor((w - tile * L.width) / 2);
-    const oy = Math.floor(ordersPx + (h - ordersPx - tile * L.height) / 2);
+    const fits = Math.floor(Math.min(w / L.width, (h - ordersPx) / L.height));
+    const tile = Math.max(fits, Math.round(MIN_TILE_PX * dpr));
+    const place = (room, size, at, start) => {
+      if (size <= room) return start + Math.floor((room - size) / 2);
+      const want = start + room / 2 - at * tile;
+      return Math.round(Math.max(start + room - size, Math.min(start, want)));
+    };
+    const f = focus || { x: L.width / 2, y: L.height / 2 };
+    const ox = place(w, tile * L.width, f.x, 0);
+    const oy = place(h - ordersPx, tile * L.height, f.y, ordersPx);
     return { w, h, tile, ox, oy, dpr };
   }
 
@@ -75,11 +87,13 @@ export class Renderer {
    * @param {(cook: object) => string} o.nameOf
    * @param {import('./effects.js').Effects} o.effects
    * @param {number|null} o.countdown
+   * @param {{x:number,y:number}|null} o.focus where a camera looks when the kitchen is too big
+   *   to show whole (your cook; else the middle of all the cooks)
    */
-  draw({ view, cooks, me, nameOf, effects, countdown = null, now = performance.now() }) {
+  draw({ view, cooks, me, nameOf, effects, countdown = null, focus = null, now = performance.now() }) {
     if (!this.layout) return;
     const t0 = performance.now();
-    const { w, h, tile, ox, oy, dpr } = this.fit();
+    const { w, h, tile, ox, oy, dpr } = this.fit(focus || centre(cooks, me));
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = '#2b2520';
@@ -189,6 +203,19 @@ export class Renderer {
     ctx.fillStyle = color;
     ctx.fillText(text, x, y);
   }
+}
+
+/** Your cook, else the middle of all cooks (null when there are none). */
+function centre(cooks, me) {
+  if (!cooks || !cooks.size) return null;
+  if (me && cooks.has(me)) return cooks.get(me);
+  let x = 0;
+  let y = 0;
+  for (const c of cooks.values()) {
+    x += c.x;
+    y += c.y;
+  }
+  return { x: x / cooks.size, y: y / cooks.size };
 }
 
 /** A seat's colour (for the DOM: lobby, results). */
