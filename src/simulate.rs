@@ -51,13 +51,7 @@ pub fn simulate(
     let mut view = crate::wire::project(&round.fold().state, &round.fold().rules);
     while !round.decided() {
         for input in team.decide(&view) {
-            round.append(Accepted::Input {
-                seat: input.seat,
-                seq: input.seq,
-                mv: input.mv,
-                act: input.act,
-                face: input.face,
-            })?;
+            round.append(Accepted::from(input))?;
         }
         if round.close_tick()?.frame.is_some()
             && let Some(v) = round.players().last_view()

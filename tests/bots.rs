@@ -89,15 +89,7 @@ fn three_bots_win_the_first_kitchen_around_a_person_who_only_wanders() {
             }
             let view = round.players().last_view().unwrap().clone();
             for i in team.decide(&view) {
-                round
-                    .append(undercooked::log::Accepted::Input {
-                        seat: i.seat,
-                        seq: i.seq,
-                        mv: i.mv,
-                        act: i.act,
-                        face: i.face,
-                    })
-                    .unwrap();
+                round.append(undercooked::log::Accepted::from(i)).unwrap();
             }
             round.close_tick().unwrap();
         }

@@ -15,15 +15,7 @@ fn small_replay() -> Vec<u8> {
     for _ in 0..200 {
         let view = undercooked::wire::project(&round.fold().state, &round.fold().rules);
         for i in team.decide(&view) {
-            round
-                .append(Accepted::Input {
-                    seat: i.seat,
-                    seq: i.seq,
-                    mv: i.mv,
-                    act: i.act,
-                    face: i.face,
-                })
-                .unwrap();
+            round.append(Accepted::from(i)).unwrap();
         }
         round.close_tick().unwrap();
     }

@@ -205,6 +205,19 @@ impl Accepted {
     }
 }
 
+impl From<crate::sim::CookInput> for Accepted {
+    /// A bot's input, accepted as it is.
+    fn from(i: crate::sim::CookInput) -> Accepted {
+        Accepted::Input {
+            seat: i.seat,
+            seq: i.seq,
+            mv: i.mv,
+            act: i.act,
+            face: i.face,
+        }
+    }
+}
+
 /// The opaque player id frames carry for a seat (`c0`..`c3`).
 pub fn player_id(seat: u8) -> String {
     format!("c{seat}")

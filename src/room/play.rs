@@ -200,13 +200,7 @@ impl Room {
             }
             if let (Some(team), Some(view)) = (&mut play.bots, play.round.players().last_view()) {
                 for i in team.decide(view) {
-                    play.round.append(Accepted::Input {
-                        seat: i.seat,
-                        seq: i.seq,
-                        mv: i.mv,
-                        act: i.act,
-                        face: i.face,
-                    })?;
+                    play.round.append(Accepted::from(i))?;
                 }
             }
             play.round.close_tick()
