@@ -474,3 +474,128 @@ fn a_streak_of_three_serves_earns_the_flat_bonus_and_the_tip_follows_the_time_le
     }
     assert_eq!(k.state.longest_streak, 3);
 }
+
+#[test]
+fn holding_a_direction_into_the_board_while_chopping_keeps_chopping() {
+    // given a player who walked up to the board and keeps holding "up" into it
+    let mut k = kitchen();
+    k.place(1, 3, 2, 0);
+    give(&mut k, 1, Item::Raw(Ingredient::Tomato));
+    let mut up = |k: &mut Kitchen, act: bool| {
+        let i = k.input(1, (0, -1000), act, None);
+        k.tick_with(vec![i], vec![])
+    };
+    for _ in 0..5 {
+        up(&mut k, false); // against the board now
+    }
+    up(&mut k, true); // set the tomato down
+    up(&mut k, true); // start chopping
+    // when the player keeps holding "up" until the chop is due
+    let mut all = Vec::new();
+    for _ in 0..40 {
+        all.extend(up(&mut k, false));
+    }
+    // then the cook never moved, and the chopping went on and finished
+    assert!(!k.state.cook(1).unwrap().moved);
+    assert!(
+        kinds(&all).contains(&EventKind::Chopped),
+        "{:?}",
+        kinds(&all)
+    );
+}
+
+#[test]
+fn a_stunned_cook_s_press_is_denied_with_stunned() {
+    let mut k = kitchen();
+    k.place(0, 1, 2, 0);
+    k.state.cooks[0].stunned_until = k.state.tick + 10;
+    let events = k.press(0);
+    assert_eq!(denied_reason(&events), Some("stunned"));
+    assert_eq!(k.held(0), None, "nothing was taken from the shelf");
+}
+
+#[test]
+fn a_press_on_a_fire_someone_else_is_putting_out_is_denied_blocked() {
+    // given a fire on the stove between seats 2 (below it) and a second cook beside it
+    let mut k = Kitchen::new(
+        "#######\n#..K..#\n#1.2.3#\n#t.4.S#\n#C..W.#\n#######",
+        "\"tomato_soup\"",
+        "",
+        4,
+    );
+    let stove = k.rules.level.grid.station_index_at(3, 1).unwrap();
+    k.state.fires.push(undercooked::sim::state::Fire {
+        station: stove as u16,
+        spread_at: u32::MAX,
+        progress: 0,
+    });
+    k.place(1, 3, 2, 0);
+    k.place(0, 2, 1, 1);
+    k.press(1); // seat 1 starts putting it out
+    let events = k.press(0);
+    assert_eq!(denied_reason(&events), Some("blocked"));
+}
+
+#[test]
+fn a_bin_throws_away_an_item_and_a_plate_s_contents_but_never_the_plate() {
+    let mut k = Kitchen::new(
+        "#######\n#t.B.S#\n#1.2..#\n#C.3.4#\n#K.W..#\n#######",
+        "\"tomato_soup\"",
+        "",
+        2,
+    );
+    k.place(1, 3, 2, 0); // facing the bin above
+    give(&mut k, 1, Item::Chopped(Ingredient::Tomato));
+    let events = k.press(1);
+    assert_eq!(k.held(1), None);
+    assert!(kinds(&events).contains(&EventKind::Wasted));
+    assert_eq!(k.state.counters.wasted, 1);
+    give(&mut k, 1, Item::Dish(Recipe::TomatoSoup));
+    k.press(1);
+    assert_eq!(k.held(1), Some("plate"), "the plate stays");
+    let events = k.press(1);
+    assert_eq!(
+        denied_reason(&events),
+        Some("wrong_item"),
+        "a clean plate is not binned"
+    );
+    assert_eq!(k.held(1), Some("plate"));
+    assert_eq!(k.state.counters.wasted, 2);
+}
+
+#[test]
+fn an_empty_pot_takes_only_a_soup_the_level_orders() {
+    // given a level that orders tomato soup only, and a cook holding a chopped onion
+    let mut k = kitchen();
+    k.place(2, 5, 2, 0);
+    give(&mut k, 2, Item::Chopped(Ingredient::Onion));
+    // when it presses the empty stove, then the onion is refused
+    let events = k.press(2);
+    assert_eq!(denied_reason(&events), Some("no_order"));
+    assert_eq!(*k.station(5, 1), Content::Stove(Pot::Empty));
+    give(&mut k, 2, Item::Chopped(Ingredient::Tomato));
+    k.press(2);
+    assert!(matches!(
+        *k.station(5, 1),
+        Content::Stove(Pot::Filling { n: 1, .. })
+    ));
+}
+
+#[test]
+fn a_level_sets_its_own_recipe_points() {
+    let k = Kitchen::new(GRID, RECIPES, "[points]\ntomato_soup = 55", 1);
+    assert_eq!(k.rules.points(Recipe::TomatoSoup), 55);
+    assert_eq!(
+        k.rules.points(Recipe::Salad),
+        Recipe::Salad.default_points()
+    );
+    let bad = undercooked::sim::Level::parse(
+        "t.toml",
+        &kitchen::level_text(GRID, RECIPES, "[points]\ngarden_salad = 5"),
+    )
+    .unwrap_err();
+    assert!(
+        bad.message.contains("not a recipe this level orders"),
+        "{bad}"
+    );
+}

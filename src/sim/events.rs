@@ -167,6 +167,7 @@ pub mod reason {
     pub const NO_ORDER: &str = "no_order";
     pub const BLOCKED: &str = "blocked";
     pub const BUSY: &str = "busy";
+    pub const STUNNED: &str = "stunned";
 }
 
 /// The six emotes of the protocol's whitelist.

@@ -18,6 +18,8 @@ pub enum StationKind {
     Prep,
     Serve,
     Sink,
+    /// Takes what a cook holds and throws it away (a plate's contents; the plate stays).
+    Bin,
 }
 
 impl StationKind {
@@ -30,6 +32,7 @@ impl StationKind {
             StationKind::Prep => "prep",
             StationKind::Serve => "serve",
             StationKind::Sink => "sink",
+            StationKind::Bin => "bin",
         }
     }
 }

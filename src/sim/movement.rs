@@ -116,7 +116,8 @@ fn slide_axis(state: &mut KitchenState, grid: &Grid, i: usize, d: i32, horizonta
     state.cooks[i].y = ny;
 }
 
-/// Moves every active, unstunned cook with an intent, in seat order. Moving stops work.
+/// Moves every active, unstunned cook with an intent, in seat order. Moving stops work;
+/// pushing against a wall or a station (no move) does not.
 pub fn move_cooks(state: &mut KitchenState, rules: &Rules) {
     let grid = &rules.level.grid;
     let tick = state.tick;
@@ -126,7 +127,6 @@ pub fn move_cooks(state: &mut KitchenState, rules: &Rules) {
         if !cook.active() || cook.stunned(tick) || cook.intent == (0, 0) {
             continue;
         }
-        cook.work = None;
         let (start_x, start_y) = (cook.x, cook.y);
         let dx = cook.intent.0 as i32 * rules.speed / 1000;
         let dy = cook.intent.1 as i32 * rules.speed / 1000;
@@ -140,6 +140,9 @@ pub fn move_cooks(state: &mut KitchenState, rules: &Rules) {
         }
         let cook = &mut state.cooks[i];
         cook.moved = (cook.x, cook.y) != (start_x, start_y);
+        if cook.moved {
+            cook.work = None;
+        }
     }
 }
 

@@ -18,8 +18,12 @@ enum Outcome {
     Holds(Option<Held>),
     /// The cook starts working the station; its hands are unchanged.
     Works(WorkKind),
-    /// A burnt pot was emptied: the soup is wasted.
-    Emptied,
+    /// Something was thrown away (a burnt pot cleared, an item binned): `item` is what,
+    /// and the cook holds `left` afterwards (a binned dish leaves its plate).
+    Wasted {
+        item: &'static str,
+        left: Option<Held>,
+    },
     Denied(&'static str),
 }
 
@@ -71,7 +75,7 @@ pub fn press(
     let held = state.cooks[ci].held;
     let outcome = if state.fire_on(si).is_some() {
         if busy {
-            Outcome::Denied(reason::BUSY)
+            Outcome::Denied(reason::BLOCKED) // someone is already putting this fire out
         } else {
             Outcome::Works(WorkKind::Extinguish)
         }
@@ -82,9 +86,10 @@ pub fn press(
             Content::Serve => Outcome::Denied(reason::WRONG_ITEM), // served above
             Content::Shelf(ing) => shelf(*ing, held),
             Content::Board { item, chop } => board(item, chop, held, busy),
-            Content::Stove(pot) => stove(pot, held, rules.burn),
+            Content::Stove(pot) => stove(pot, held, rules),
             Content::Prep(slot) => prep(slot, held),
             Content::Sink { clean, dirty, .. } => sink(clean, dirty, held, busy),
+            Content::Bin => bin(held),
         }
     };
     let at_site = |kind, payload| Event::at_tile(kind, site.x, site.y, payload);
@@ -96,15 +101,15 @@ pub fn press(
                 kind,
             })
         }
-        Outcome::Emptied => {
+        Outcome::Wasted { item, left } => {
             state.counters.wasted += 1;
             let payload = Payload {
                 i: Some(seat),
-                it: Some("soup_burnt"),
+                it: Some(item),
                 ..Payload::default()
             };
             events.push(at_site(EventKind::Wasted, payload));
-            state.cooks[ci].held = None;
+            state.cooks[ci].held = left;
         }
         Outcome::Denied(why) => events.push(at_site(EventKind::Denied, denied(seat, why))),
     }
@@ -183,14 +188,21 @@ fn board(item: &mut Option<Held>, chop: &mut u32, held: Option<Held>, busy: bool
     }
 }
 
-/// A stove's pot fills with three of one chopped soup ingredient, is emptied onto a clean
-/// plate once ready (or burning, at the falling quality), and a burnt pot is thrown out.
-fn stove(pot: &mut Pot, held: Option<Held>, burn: u32) -> Outcome {
+/// A stove's pot fills with three of one chopped soup ingredient (a soup the level orders:
+/// an empty pot refuses any other, so no pot is ever started that nobody wants), is emptied
+/// onto a clean plate once ready (or burning, at the falling quality), and a burnt pot is
+/// thrown out.
+fn stove(pot: &mut Pot, held: Option<Held>, rules: &Rules) -> Outcome {
+    let burn = rules.burn;
     match (held.map(|h| h.item), *pot) {
-        (Some(Item::Chopped(ing)), Pot::Empty) if ing.soup().is_some() => {
-            *pot = Pot::Filling { ing, n: 1 };
-            Outcome::Holds(None)
-        }
+        (Some(Item::Chopped(ing)), Pot::Empty) => match ing.soup() {
+            Some(soup) if rules.level.recipes.contains(&soup) => {
+                *pot = Pot::Filling { ing, n: 1 };
+                Outcome::Holds(None)
+            }
+            Some(_) => Outcome::Denied(reason::NO_ORDER),
+            None => Outcome::Denied(reason::WRONG_ITEM),
+        },
         (Some(Item::Chopped(ing)), Pot::Filling { ing: in_pot, n }) if ing == in_pot => {
             *pot = if n + 1 >= 3 {
                 Pot::Cooking { ing, t: 0 }
@@ -215,7 +227,10 @@ fn stove(pot: &mut Pot, held: Option<Held>, burn: u32) -> Outcome {
         }
         (None, Pot::Burnt) => {
             *pot = Pot::Empty;
-            Outcome::Emptied
+            Outcome::Wasted {
+                item: "soup_burnt",
+                left: None,
+            }
         }
         _ => Outcome::Denied(reason::WRONG_ITEM),
     }
@@ -273,6 +288,25 @@ fn sink(clean: &mut u8, dirty: &mut u8, held: Option<Held>, busy: bool) -> Outco
             Outcome::Holds(None)
         }
         _ => Outcome::Denied(reason::WRONG_ITEM),
+    }
+}
+
+/// A bin takes an ingredient whole, and a plate's contents (a salad in the making, a dish):
+/// the plate stays in the cook's hands. Plates themselves are never thrown away.
+fn bin(held: Option<Held>) -> Outcome {
+    let Some(h) = held else {
+        return Outcome::Denied(reason::WRONG_ITEM);
+    };
+    match h.item {
+        Item::Raw(_) | Item::Chopped(_) => Outcome::Wasted {
+            item: h.item.short(),
+            left: None,
+        },
+        Item::Dish(_) | Item::Plate(1..) => Outcome::Wasted {
+            item: h.item.short(),
+            left: Some(Held::fresh(Item::Plate(0))),
+        },
+        Item::Plate(0) | Item::PlateDirty => Outcome::Denied(reason::WRONG_ITEM),
     }
 }
 

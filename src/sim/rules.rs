@@ -97,6 +97,6 @@ impl Rules {
     }
 
     pub fn points(&self, recipe: super::items::Recipe) -> u32 {
-        recipe.default_points()
+        self.level.points_of(recipe)
     }
 }

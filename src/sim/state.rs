@@ -138,6 +138,7 @@ pub enum Content {
         dirty: u8,
         wash: u32,
     },
+    Bin,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -256,6 +257,7 @@ impl KitchenState {
                     StationKind::Stove => Content::Stove(Pot::Empty),
                     StationKind::Prep => Content::Prep(None),
                     StationKind::Serve => Content::Serve,
+                    StationKind::Bin => Content::Bin,
                     StationKind::Sink => {
                         let clean = std::mem::take(&mut plates_left);
                         Content::Sink {

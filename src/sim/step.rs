@@ -5,7 +5,7 @@
 //! returns, parks, the clock, the verdict. Everything it needs is passed in; it reads no
 //! clock and does no I/O, so the same inputs always give the same state and events.
 
-use super::events::{EMOTES, Event, EventKind, Payload};
+use super::events::{EMOTES, Event, EventKind, Payload, reason};
 use super::hazards::{tick_carts, tick_fires, tick_rush, tick_spills};
 use super::movement::{clamp_intent, facing_of, move_cooks};
 use super::orders::{decide, tick_orders};
@@ -166,7 +166,19 @@ pub fn step(state: &mut KitchenState, rules: &Rules, inputs: &TickInputs, events
             continue;
         };
         let cook = &state.cooks[ci];
-        if cook.active() && !cook.stunned(state.tick) {
+        if cook.active() && cook.stunned(state.tick) {
+            // A stunned cook cannot act: the press is refused, and says why.
+            events.push(Event {
+                kind: EventKind::Denied,
+                x: cook.x,
+                y: cook.y,
+                payload: Payload {
+                    i: Some(seat),
+                    r: Some(reason::STUNNED),
+                    ..Payload::default()
+                },
+            });
+        } else if cook.active() {
             press(state, rules, ci, &mut pressed, events);
         }
     }

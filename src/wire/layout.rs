@@ -37,7 +37,7 @@ pub struct LevelLayout {
     pub width: u16,
     pub height: u16,
     /// One string per row in the grid legend: `#` wall, `.` floor, `1`-`4` spawns, `t o l m`
-    /// shelves, `C` chop board, `K` stove, `P` prep, `S` serve, `W` sink.
+    /// shelves, `C` chop board, `K` stove, `P` prep, `S` serve, `W` sink, `B` bin.
     pub rows: Vec<String>,
     /// In reading order: the order of `st` in a full frame.
     pub stations: Vec<StationLayout>,
@@ -60,6 +60,7 @@ fn letter(kind: StationKind) -> char {
         StationKind::Prep => 'P',
         StationKind::Serve => 'S',
         StationKind::Sink => 'W',
+        StationKind::Bin => 'B',
     }
 }
 
@@ -90,7 +91,7 @@ impl LevelLayout {
                 recipes.push(RecipeLayout {
                     id: r.id(),
                     picture: r.dish_form(),
-                    points: r.default_points(),
+                    points: level.points_of(*r),
                     ingredients: r.ingredients().iter().map(|i| i.name()).collect(),
                 });
             }

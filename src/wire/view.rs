@@ -157,7 +157,7 @@ fn station_view(state: &KitchenState, rules: &Rules, si: usize) -> StationView {
                 0,
                 "idle",
             ),
-            Content::Serve => (None, 1000, 0, "idle"),
+            Content::Serve | Content::Bin => (None, 1000, 0, "idle"),
             Content::Sink { clean, dirty, wash } => {
                 let g = if *clean > 0 {
                     Some("plate")

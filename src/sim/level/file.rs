@@ -25,6 +25,9 @@ pub(super) struct LevelFile {
     pub(super) hazards: HazardsFile,
     #[serde(default)]
     pub(super) tuning: Tuning,
+    /// Points per recipe id, overriding the defaults.
+    #[serde(default)]
+    pub(super) points: std::collections::BTreeMap<String, Spanned<u32>>,
 }
 
 fn default_time_limit() -> Spanned<f64> {

@@ -114,6 +114,7 @@ pub(super) fn parse_grid(ctx: &Ctx, grid: &Spanned<String>) -> Result<Grid, Leve
                 'P' => Tile::Station(StationKind::Prep),
                 'S' => Tile::Station(StationKind::Serve),
                 'W' => Tile::Station(StationKind::Sink),
+                'B' => Tile::Station(StationKind::Bin),
                 other => match Ingredient::from_shelf_letter(other) {
                     Some(ing) => Tile::Station(StationKind::Shelf(ing)),
                     None => {

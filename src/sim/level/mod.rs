@@ -93,6 +93,18 @@ pub struct Level {
     /// Each cart's looped waypoints, in tile coordinates.
     pub carts: Vec<Vec<(u16, u16)>>,
     pub tuning: Tuning,
+    /// Recipes whose points the level sets (the rest keep `Recipe::default_points`).
+    pub points: Vec<(Recipe, u32)>,
+}
+
+impl Level {
+    /// What an order of `recipe` is worth on this level.
+    pub fn points_of(&self, recipe: Recipe) -> u32 {
+        self.points
+            .iter()
+            .find(|(r, _)| *r == recipe)
+            .map_or(recipe.default_points(), |p| p.1)
+    }
 }
 
 /// The biggest grid side a level may have; bounds memory and path searches.
@@ -155,6 +167,7 @@ impl Level {
         let carts = parse_carts(&ctx, &grid, &raw.hazards.carts)?;
         let tuning = raw.tuning.clone();
         check_tuning(&ctx, &tuning, text)?;
+        let points = parse_points(&ctx, &raw.points, &recipes)?;
         if let Some((x, y)) = unreachable_station(&grid) {
             let kind = grid.station_at(x, y).map_or("station", |k| k.name());
             return Err(grid_error(
@@ -184,8 +197,37 @@ impl Level {
             rush_len_s: hazards.rush_len_s,
             carts,
             tuning,
+            points,
         })
     }
+}
+
+/// The `[points]` table: recipe id = points (1-1000), for recipes the level orders.
+fn parse_points(
+    ctx: &Ctx,
+    table: &std::collections::BTreeMap<String, Spanned<u32>>,
+    recipes: &[Recipe],
+) -> Result<Vec<(Recipe, u32)>, LevelError> {
+    let mut out = Vec::new();
+    for (id, v) in table {
+        let recipe = Recipe::parse(id)
+            .filter(|r| recipes.contains(r))
+            .ok_or_else(|| {
+                ctx.span(
+                    v.span(),
+                    format!("points.{id}: not a recipe this level orders"),
+                )
+            })?;
+        let p = *v.get_ref();
+        if !(1..=1000).contains(&p) {
+            return Err(ctx.span(
+                v.span(),
+                format!("points.{id} must be between 1 and 1000, got {p}"),
+            ));
+        }
+        out.push((recipe, p));
+    }
+    Ok(out)
 }
 
 /// The id, the name, the time limit, the target and the plates. Returns the time limit.
