@@ -16,6 +16,7 @@
 //!   for the live room and `simulate` alike.
 //! - `verify`: re-running a replay and comparing every frame, through `round`'s passes.
 //! - `simulate`: a headless round played by bots.
+//! - `sweep`: many headless rounds of a level, summed up (wins, scores, stars, hazards).
 //! - `bots`: scripted cooks that play from the projected view.
 //! - `store`: the SQLite history: migrations, rows, the ordered write chain and its
 //!   outbox, quests, sessions, `reindex`. Every SQL statement lives here.
@@ -37,6 +38,7 @@ pub mod shared;
 pub mod sim;
 pub mod simulate;
 pub mod store;
+pub mod sweep;
 pub mod verify;
 pub mod wire;
 

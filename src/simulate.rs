@@ -7,7 +7,7 @@ use crate::bots::BotTeam;
 use crate::levels::LevelSource;
 use crate::log::{Accepted, Header, PALETTE, SeatEntry};
 use crate::round::{Round, RoundError};
-use crate::sim::RoundResult;
+use crate::sim::{Event, KitchenState, RoundResult};
 
 /// The header of a headless round with `bots` bot seats.
 pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> Header {
@@ -29,8 +29,9 @@ pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> He
     }
 }
 
-pub struct Simulated {
-    pub bytes: Vec<u8>,
+pub struct Simulated<W = Vec<u8>> {
+    /// What the replay was written into (the file's bytes, for `simulate`).
+    pub bytes: W,
     pub result: RoundResult,
     pub score: u32,
     pub stars: u8,
@@ -44,16 +45,31 @@ pub fn simulate(
     bots: u8,
     tick_hz: u32,
 ) -> Result<Simulated, RoundError> {
+    play(source, seed, bots, tick_hz, Vec::new(), |_, _| {})
+}
+
+/// Plays a whole round with bots in every seat, writing its replay into `out`; `watch` sees
+/// the state and the events after every tick. Returns what `out` holds at the end.
+pub fn play<W: std::io::Write>(
+    source: &LevelSource,
+    seed: u64,
+    bots: u8,
+    tick_hz: u32,
+    out: W,
+    mut watch: impl FnMut(&KitchenState, &[Event]),
+) -> Result<Simulated<W>, RoundError> {
     let header = bot_header(source, seed, bots, tick_hz);
     let seats: Vec<u8> = (0..bots).collect();
-    let (mut round, _) = Round::start(header, Vec::new())?;
+    let (mut round, _) = Round::start(header, out)?;
     let mut team = BotTeam::new(&source.level, tick_hz, &seats, seed);
     let mut view = crate::wire::project(&round.fold().state, &round.fold().rules);
     while !round.decided() {
         for input in team.decide(&view) {
             round.append(Accepted::from(input))?;
         }
-        if round.close_tick()?.frame.is_some()
+        let closed = round.close_tick()?;
+        watch(&round.fold().state, &closed.events);
+        if closed.frame.is_some()
             && let Some(v) = round.players().last_view()
         {
             view = v.clone();

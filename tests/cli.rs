@@ -331,3 +331,83 @@ fn reindex_then_sql_answers_as_a_table_json_and_csv_and_refuses_writes() {
         .env("UNDERCOOKED_DATA_DIR", &data));
     assert_eq!(stdout.trim(), r#"{"n":7}"#, "nothing was deleted");
 }
+
+/// A folder holding the given level files.
+fn level_dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = tmp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    dir
+}
+
+const GOOD: &str = "id = \"01_good\"\norder = 1\nname = \"Good\"\ntime_limit_s = 60\ntarget_score = 120\nrecipes = [\"tomato_soup\"]\ngrid = \"\"\"\n#########\n#t..KK.S#\n#.1...2.#\n#.3...4.#\n#C..P..W#\n#########\n\"\"\"\n[orders]\ninterval_s = [8, 12]\n";
+
+#[test]
+fn levels_check_names_every_error_of_a_broken_file_and_exits_2() {
+    // Given a folder with one good level and one with two mistakes (and a clashing order)
+    let broken = "id = \"02_bad\"\norder = 1\nname = \"Bad\"\ntarget_score = 50\nrecipes = [\"tomato_soup\", \"pizza\"]\ngrid = \"\"\"\n#####\n#1X2#\n#34t#\n#####\n\"\"\"\n";
+    let dir = level_dir(
+        "check-broken",
+        &[("01_good.toml", GOOD), ("02_bad.toml", broken)],
+    );
+    // When it is checked
+    let (code, stdout, _) = run(bin().args(["levels", "check", "--seeds", "0"]).arg(&dir));
+    // Then every error is named with file:line:column, the good level still passes, exit 2
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stdout.contains("02_bad.toml:5:"),
+        "the unknown recipe: {stdout}"
+    );
+    assert!(stdout.contains("pizza"), "{stdout}");
+    assert!(
+        stdout.contains("02_bad.toml:8:"),
+        "the unknown grid letter: {stdout}"
+    );
+    assert!(stdout.contains("01_good.toml: ok"), "{stdout}");
+    assert!(stdout.contains("1 levels ok, 1 broken"), "{stdout}");
+}
+
+#[test]
+fn levels_check_refuses_a_campaign_order_taken_twice() {
+    let twin = GOOD.replace("01_good", "02_twin");
+    let dir = level_dir(
+        "check-twins",
+        &[("01_good.toml", GOOD), ("02_twin.toml", &twin)],
+    );
+    let (code, stdout, _) = run(bin().args(["levels", "check", "--seeds", "0"]).arg(&dir));
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stdout.contains("02_twin.toml:2:1: order 1 is already 01_good.toml's"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn levels_check_warns_about_design_and_fails_only_with_strict() {
+    // A stove with no station beside it: fire cannot spread.
+    let lonely = GOOD.replace("#t..KK.S#", "#t.K.K.S#");
+    let dir = level_dir("check-lint", &[("01_good.toml", &lonely)]);
+    let (code, stdout, _) = run(bin().args(["levels", "check", "--seeds", "0"]).arg(&dir));
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("warning[fire-cannot-spread]"), "{stdout}");
+    let (code, _, _) = run(bin()
+        .args(["levels", "check", "--strict", "--seeds", "0"])
+        .arg(&dir));
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn levels_check_sweeps_a_level_with_one_to_four_bots() {
+    let dir = level_dir("check-sweep", &[("01_good.toml", GOOD)]);
+    let (code, stdout, stderr) = run(bin().args(["levels", "check", "--seeds", "2"]).arg(&dir));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("| 01_good |"))
+        .collect();
+    assert_eq!(rows.len(), 4, "one row per bot count: {stdout}");
+    assert!(rows[0].starts_with("| 01_good | 1 |"), "{stdout}");
+}

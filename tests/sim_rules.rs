@@ -481,7 +481,7 @@ fn holding_a_direction_into_the_board_while_chopping_keeps_chopping() {
     let mut k = kitchen();
     k.place(1, 3, 2, 0);
     give(&mut k, 1, Item::Raw(Ingredient::Tomato));
-    let mut up = |k: &mut Kitchen, act: bool| {
+    let up = |k: &mut Kitchen, act: bool| {
         let i = k.input(1, (0, -1000), act, None);
         k.tick_with(vec![i], vec![])
     };

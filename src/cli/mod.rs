@@ -1,6 +1,7 @@
 //! The command line: clap parses arguments into plain commands, each run by its own module
 //! and returning an exit code. `anyhow` lives only here, at the edge.
 
+mod levels;
 mod reindex;
 mod replay;
 mod serve;
@@ -36,6 +37,8 @@ pub enum Command {
     Sql(sql::Args),
     /// Rebuild the history from replay files (idempotent).
     Reindex(reindex::Args),
+    /// Level authoring: `levels check` validates, lints and sweeps levels with bots.
+    Levels(levels::Args),
 }
 
 /// Where levels come from: `--levels`, else `UNDERCOOKED_LEVELS_DIR`, else `./levels`.
@@ -77,6 +80,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Verify(args) => Ok(verify::run(args)),
         Command::Sql(args) => sql::run(args),
         Command::Reindex(args) => reindex::run(args),
+        Command::Levels(args) => levels::run(args),
     };
     match result {
         Ok(code) => code,

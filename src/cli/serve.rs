@@ -1,7 +1,7 @@
 //! `undercooked serve`: the live server (HTTP + WebSocket) until SIGINT/SIGTERM.
 
 use anyhow::Context;
-use undercooked::levels::{Levels, load_dir};
+use undercooked::levels::{Levels, scan_dir};
 use undercooked::shared::config::{LogFormat, ServerArgs, ServerConfig};
 
 #[derive(clap::Args, Debug)]
@@ -25,8 +25,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!("undercooked: {e}");
         return Ok(2);
     }
-    let levels = load_dir(&config.levels_dir)?;
-    if !levels.iter().any(|l| l.level.order > 0) {
+    // A broken level file is named (below, once logging is up) and left out; the good
+    // levels are served.
+    let levels = Levels::scanned(scan_dir(&config.levels_dir)?);
+    if levels.campaign().next().is_none() {
         anyhow::bail!(
             "{} holds no campaign level (NN_name.toml with order > 0)",
             config.levels_dir.display()
@@ -43,7 +45,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let listener = listen(config.bind).with_context(|| format!("binding {}", config.bind))?;
         let addr = listener.local_addr()?;
         let data_dir = config.data_dir.clone();
-        let shared = undercooked::server::open(config, Levels::new(levels), &db).await?;
+        for broken in &levels.broken {
+            tracing::warn!(file = %broken.file, errors = %broken.errors.join("; "), "level file left out: it is not a level");
+        }
+        let shared = undercooked::server::open(config, levels, &db).await?;
         tracing::info!(%addr, levels = shared.levels.all().len(), data_dir = %data_dir.display(), db = %db, "undercooked serving");
         undercooked::server::run(listener, shared, stop).await;
         tracing::info!("stopped");

@@ -41,7 +41,16 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
             })
         })
         .collect();
-    Ok(answer(StatusCode::OK, &json!({"levels": list})))
+    let broken: Vec<Value> = shared
+        .levels
+        .broken
+        .iter()
+        .map(|b| json!({"file": b.name, "errors": b.errors_by_name()}))
+        .collect();
+    Ok(answer(
+        StatusCode::OK,
+        &json!({"levels": list, "broken": broken}),
+    ))
 }
 
 /// `GET /api/levels/{id}`: a level's layout, with the server's tick and snapshot rates.

@@ -54,6 +54,14 @@ pub async fn start_solo(env: &[(&str, &str)]) -> TestServer {
     start_with(&data, "tests/fixtures/solo", env).await
 }
 
+/// A server on the levels in `dir` (an absolute path), in a fresh data folder.
+pub async fn start_levels(dir: &std::path::Path, env: &[(&str, &str)]) -> TestServer {
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let data = std::env::temp_dir().join(format!("undercooked-ws-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    start_with(&data, &dir.to_string_lossy(), env).await
+}
+
 /// A server on the shipped campaign (`levels/`), in a fresh folder.
 pub async fn start_campaign(env: &[(&str, &str)]) -> TestServer {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -68,11 +76,13 @@ async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) 
     std::fs::create_dir_all(&data).unwrap();
     config.data_dir = data.clone();
     config.levels_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(levels);
-    let levels = undercooked::levels::load_dir(&config.levels_dir).unwrap();
+    let levels = undercooked::levels::Levels::scanned(
+        undercooked::levels::scan_dir(&config.levels_dir).unwrap(),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let db = format!("sqlite://{}", data.join("undercooked.db").display());
-    let shared = undercooked::server::open(config, undercooked::levels::Levels::new(levels), &db)
+    let shared = undercooked::server::open(config, levels, &db)
         .await
         .expect("the test server opens its history");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -124,7 +124,7 @@ pub(super) fn parse_grid(ctx: &Ctx, grid: &Spanned<String>) -> Result<Grid, Leve
                             x,
                             y,
                             format!(
-                                "unknown grid letter {other:?} (legend: # . 1-4 t o l m C K P S W)"
+                                "unknown grid letter {other:?} (legend: # . 1-4 t o l m C K P S W B)"
                             ),
                         ));
                     }
@@ -176,13 +176,29 @@ pub(super) fn missing_station_for(grid: &Grid, recipe: Recipe) -> Option<String>
     None
 }
 
-/// The first station (reading order) with no floor neighbour reachable from spawn 1.
-pub(super) fn unreachable_station(grid: &Grid) -> Option<(usize, usize)> {
+/// What spawn 1 cannot reach, in reading order: stations with no reachable floor neighbour,
+/// and spawns 2-4 (a cook placed there could never cook with the others).
+pub(super) fn unreachable(grid: &Grid) -> Vec<(usize, usize, String)> {
     let reach = grid.reachable_from(grid.spawns()[0]);
-    grid.stations().iter().find_map(|s| {
-        let ok = grid
-            .neighbours(s.x, s.y)
-            .any(|(nx, ny, _)| reach[grid.index(nx, ny)]);
-        (!ok).then_some((s.x as usize, s.y as usize))
-    })
+    let mut out: Vec<(usize, usize, String)> = grid
+        .stations()
+        .iter()
+        .filter(|s| {
+            !grid
+                .neighbours(s.x, s.y)
+                .any(|(nx, ny, _)| reach[grid.index(nx, ny)])
+        })
+        .map(|s| {
+            let what = format!("this {} cannot be reached from spawn 1", s.kind.name());
+            (s.x as usize, s.y as usize, what)
+        })
+        .collect();
+    for (n, &(x, y)) in grid.spawns().iter().enumerate().skip(1) {
+        if !reach[grid.index(x, y)] {
+            let what = format!("spawn {} cannot be reached from spawn 1", n + 1);
+            out.push((x as usize, y as usize, what));
+        }
+    }
+    out.sort_by_key(|&(x, y, _)| (y, x));
+    out
 }

@@ -14,7 +14,7 @@ use super::grid::Grid;
 use super::items::Recipe;
 use carts::parse_carts;
 use file::LevelFile;
-use grid_text::{grid_error, missing_station_for, parse_grid, unreachable_station};
+use grid_text::{grid_error, missing_station_for, parse_grid, unreachable};
 use serde::Deserialize;
 use std::ops::Range;
 use toml::Spanned;
@@ -152,53 +152,91 @@ fn check_secs(
 }
 
 impl Level {
-    /// Parses and validates a level file's text. `file` only names the file in errors.
+    /// Parses and validates a level file's text. `file` only names the file in errors. The
+    /// first refusal, when there are several (`check` lists them all).
     pub fn parse(file: &str, text: &str) -> Result<Level, LevelError> {
+        Level::check(file, text).map_err(|mut errors| errors.remove(0))
+    }
+
+    /// Parses and validates a level file's text, and lists every refusal it finds (a TOML
+    /// syntax or type error stops the reading; past it, every part is checked).
+    pub fn check(file: &str, text: &str) -> Result<Level, Vec<LevelError>> {
         let ctx = Ctx { file, text };
         let raw: LevelFile = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(0, |s| s.start);
-            ctx.at(at, e.message().trim().to_string())
+            vec![ctx.at(at, e.message().trim().to_string())]
         })?;
-        let time_limit_s = check_head(&ctx, &raw)?;
-        let grid = parse_grid(&ctx, &raw.grid)?;
-        let recipes = parse_recipes(&ctx, &raw.recipes, &grid)?;
-        let orders = parse_orders(&ctx, &raw.orders)?;
-        let hazards = parse_hazards(&ctx, &raw.hazards, time_limit_s)?;
-        let carts = parse_carts(&ctx, &grid, &raw.hazards.carts)?;
-        let tuning = raw.tuning.clone();
-        check_tuning(&ctx, &tuning, text)?;
-        let points = parse_points(&ctx, &raw.points, &recipes)?;
-        if let Some((x, y)) = unreachable_station(&grid) {
-            let kind = grid.station_at(x, y).map_or("station", |k| k.name());
-            return Err(grid_error(
-                &ctx,
-                &raw.grid,
-                x,
-                y,
-                format!("this {kind} cannot be reached from spawn 1"),
-            ));
+        let mut errors = Vec::new();
+        let time_limit_s = keep(&mut errors, check_head(&ctx, &raw));
+        let grid = keep(&mut errors, parse_grid(&ctx, &raw.grid));
+        // Recipe names are checked even when the grid is not; whether they can be made
+        // needs the grid.
+        let recipes = keep(&mut errors, parse_recipes(&ctx, &raw.recipes)).and_then(|r| {
+            let g = grid.as_ref()?;
+            keep(&mut errors, check_makeable(&ctx, &raw.recipes, &r, g)).map(|_| r)
+        });
+        let orders = keep(&mut errors, parse_orders(&ctx, &raw.orders));
+        let hazards = keep(
+            &mut errors,
+            parse_hazards(&ctx, &raw.hazards, time_limit_s.unwrap_or(3600.0)),
+        );
+        let carts = grid
+            .as_ref()
+            .and_then(|g| keep(&mut errors, parse_carts(&ctx, g, &raw.hazards.carts)));
+        let tuning = keep(
+            &mut errors,
+            check_tuning(&ctx, &raw.tuning, text).map(|_| raw.tuning.clone()),
+        );
+        let points = recipes
+            .as_ref()
+            .and_then(|r| keep(&mut errors, parse_points(&ctx, &raw.points, r)));
+        if let Some(g) = &grid {
+            for (x, y, what) in unreachable(g) {
+                errors.push(grid_error(&ctx, &raw.grid, x, y, what));
+            }
         }
-        Ok(Level {
-            id: raw.id.get_ref().clone(),
-            order: raw.order,
-            name: raw.name.get_ref().trim().to_string(),
+        match (
             time_limit_s,
-            target_score: *raw.target_score.get_ref(),
-            plates: *raw.plates.get_ref(),
-            recipes,
             grid,
-            first_order_s: orders.first_order_s,
-            interval_s: orders.interval_s,
-            max_orders: orders.max_orders,
-            deadline_s: orders.deadline_s,
-            miss_penalty: orders.miss_penalty,
-            spill_every_s: hazards.spill_every_s,
-            rush_at_s: hazards.rush_at_s,
-            rush_len_s: hazards.rush_len_s,
+            recipes,
+            orders,
+            hazards,
             carts,
             tuning,
             points,
-        })
+        ) {
+            (
+                Some(time_limit_s),
+                Some(grid),
+                Some(recipes),
+                Some(orders),
+                Some(hazards),
+                Some(carts),
+                Some(tuning),
+                Some(points),
+            ) if errors.is_empty() => Ok(Level {
+                id: raw.id.get_ref().clone(),
+                order: raw.order,
+                name: raw.name.get_ref().trim().to_string(),
+                time_limit_s,
+                target_score: *raw.target_score.get_ref(),
+                plates: *raw.plates.get_ref(),
+                recipes,
+                grid,
+                first_order_s: orders.first_order_s,
+                interval_s: orders.interval_s,
+                max_orders: orders.max_orders,
+                deadline_s: orders.deadline_s,
+                miss_penalty: orders.miss_penalty,
+                spill_every_s: hazards.spill_every_s,
+                rush_at_s: hazards.rush_at_s,
+                rush_len_s: hazards.rush_len_s,
+                carts,
+                tuning,
+                points,
+            }),
+            _ => Err(errors),
+        }
     }
 }
 
@@ -230,6 +268,11 @@ fn parse_points(
     Ok(out)
 }
 
+/// The value of a check that passed; a refusal goes to `errors`.
+fn keep<T>(errors: &mut Vec<LevelError>, r: Result<T, LevelError>) -> Option<T> {
+    r.map_err(|e| errors.push(e)).ok()
+}
+
 /// The id, the name, the time limit, the target and the plates. Returns the time limit.
 fn check_head(ctx: &Ctx, raw: &LevelFile) -> Result<f64, LevelError> {
     let id = raw.id.get_ref();
@@ -257,35 +300,46 @@ fn check_head(ctx: &Ctx, raw: &LevelFile) -> Result<f64, LevelError> {
     Ok(time_limit_s)
 }
 
-/// The recipes orders draw from, each makeable on this grid.
+/// The recipes orders draw from.
 fn parse_recipes(
     ctx: &Ctx,
     list: &Spanned<Vec<Spanned<String>>>,
-    grid: &Grid,
 ) -> Result<Vec<Recipe>, LevelError> {
     if list.get_ref().is_empty() {
         return Err(ctx.span(list.span(), "recipes must list at least one recipe"));
     }
-    let mut recipes = Vec::new();
-    for r in list.get_ref() {
-        let recipe = Recipe::parse(r.get_ref()).ok_or_else(|| {
-            ctx.span(
-                r.span(),
-                format!(
-                    "unknown recipe {:?} (known: tomato_soup, onion_soup, mushroom_soup, salad, garden_salad)",
-                    r.get_ref()
-                ),
-            )
-        })?;
-        if let Some(missing) = missing_station_for(grid, recipe) {
+    list.get_ref()
+        .iter()
+        .map(|r| {
+            Recipe::parse(r.get_ref()).ok_or_else(|| {
+                ctx.span(
+                    r.span(),
+                    format!(
+                        "unknown recipe {:?} (known: tomato_soup, onion_soup, mushroom_soup, salad, garden_salad)",
+                        r.get_ref()
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Each recipe can be made with this grid's stations.
+fn check_makeable(
+    ctx: &Ctx,
+    list: &Spanned<Vec<Spanned<String>>>,
+    recipes: &[Recipe],
+    grid: &Grid,
+) -> Result<(), LevelError> {
+    for (r, recipe) in list.get_ref().iter().zip(recipes) {
+        if let Some(missing) = missing_station_for(grid, *recipe) {
             return Err(ctx.span(
                 r.span(),
                 format!("recipe {} cannot be made here: {missing}", recipe.id()),
             ));
         }
-        recipes.push(recipe);
     }
-    Ok(recipes)
+    Ok(())
 }
 
 /// The `[orders]` table, checked.
