@@ -61,7 +61,7 @@ pub fn play<W: std::io::Write>(
     let header = bot_header(source, seed, bots, tick_hz);
     let seats: Vec<u8> = (0..bots).collect();
     let (mut round, _) = Round::start(header, out)?;
-    let mut team = BotTeam::new(&source.level, tick_hz, &seats, seed);
+    let mut team = BotTeam::new(&source.level, tick_hz, &seats);
     let mut view = crate::wire::project(&round.fold().state, &round.fold().rules);
     while !round.decided() {
         for input in team.decide(&view) {

@@ -21,6 +21,8 @@ pub struct RoundStats {
     pub spread: u32,
     pub slipped: u32,
     pub bumped: u32,
+    /// Fires put out.
+    pub extinguished: u32,
     /// Presses denied because nothing was there (a bot that misjudges its tile).
     pub no_station: u32,
 }
@@ -51,6 +53,7 @@ pub fn round(
                     }
                     EventKind::Slipped => stats.slipped += 1,
                     EventKind::Bumped => stats.bumped += 1,
+                    EventKind::Extinguished => stats.extinguished += 1,
                     EventKind::Denied if e.payload.r == Some("no_station") => stats.no_station += 1,
                     _ => {}
                 }

@@ -11,7 +11,7 @@ fn small_replay() -> Vec<u8> {
     let level = kitchen::campaign().into_iter().next().unwrap();
     let header = undercooked::simulate::bot_header(&level, 3, 2, 20);
     let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
-    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0, 1], 3);
+    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0, 1]);
     for _ in 0..200 {
         let view = undercooked::wire::project(&round.fold().state, &round.fold().rules);
         for i in team.decide(&view) {

@@ -126,20 +126,24 @@ async fn recorded_rounds_are_listed_drawn_downloaded_and_a_lost_file_says_so() {
     let dir = server.data.join("imported");
     std::fs::create_dir_all(&dir).unwrap();
     let goldens = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("replays");
-    for f in undercooked::log::replay_files(&goldens).unwrap() {
-        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    let files = undercooked::log::replay_files(&goldens).unwrap();
+    for f in &files {
+        std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
     }
     let store = server.shared.store().unwrap();
     let report = undercooked::store::reindex::reindex(store, &dir, |_, _| {})
         .await
         .unwrap();
-    assert_eq!(report.rounds, 7);
+    assert_eq!(report.rounds, files.len());
 
     let (status, _, body) = get(addr, "/api/replays", &[]).await;
     assert_eq!(status, 200);
     let list: Value = serde_json::from_slice(&body).unwrap();
     let rounds = list["replays"].as_array().unwrap();
-    assert_eq!((rounds.len(), list["more"].as_bool()), (7, Some(false)));
+    assert_eq!(
+        (rounds.len(), list["more"].as_bool()),
+        (files.len(), Some(false))
+    );
     assert!(rounds[0]["players"].as_array().unwrap().len() == 4);
     let id = "01_first_kitchen";
     let round = rounds.iter().find(|r| r["id"] == id).unwrap();

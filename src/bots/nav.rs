@@ -1,12 +1,13 @@
 //! Getting around the kitchen: distance fields to every station and steering along them.
 //!
 //! For each station the bots keep a breadth-first distance field over floor tiles, zero on
-//! the tiles next to the station (where a cook can face it). A cook walks downhill on the
-//! field; the field ignores other cooks, and a cook that finds its next tile taken picks
-//! another downhill neighbour or waits, then sidesteps if it stays stuck.
+//! the tiles next to the station (where a cook can face it). The fields ignore cooks: they
+//! are the planners' measure of distance and the traffic planner's heuristic, which plans
+//! the ways around cooks (`traffic`).
 
 use crate::sim::grid::{DIRS, Grid};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 pub const UNREACHABLE: u16 = u16::MAX;
 
@@ -15,7 +16,9 @@ pub struct Nav {
     height: usize,
     floor: Vec<bool>,
     /// `fields[s][tile]`: steps from `tile` to a tile beside station `s`.
-    fields: Vec<Vec<u16>>,
+    fields: Vec<Arc<Vec<u16>>>,
+    /// `beside[s]`: the floor tiles beside station `s` (where its field is 0).
+    beside: Vec<Vec<(i32, i32)>>,
     /// Station tile coordinates, by index.
     stations: Vec<(u16, u16)>,
 }
@@ -28,36 +31,86 @@ impl Nav {
             floor[y as usize * width + x as usize] = true;
         }
         let stations: Vec<(u16, u16)> = grid.stations().iter().map(|s| (s.x, s.y)).collect();
-        let fields = stations
+        let beside: Vec<Vec<(i32, i32)>> = stations
             .iter()
             .map(|&(sx, sy)| {
-                let mut field = vec![UNREACHABLE; width * height];
-                let mut queue = VecDeque::new();
-                for (nx, ny, _) in grid.neighbours(sx, sy) {
-                    let i = ny as usize * width + nx as usize;
-                    field[i] = 0;
-                    queue.push_back((nx, ny));
-                }
-                while let Some((x, y)) = queue.pop_front() {
-                    let d = field[y as usize * width + x as usize];
-                    for (nx, ny, _) in grid.neighbours(x, y) {
-                        let i = ny as usize * width + nx as usize;
-                        if field[i] == UNREACHABLE {
-                            field[i] = d + 1;
-                            queue.push_back((nx, ny));
-                        }
-                    }
-                }
-                field
+                grid.neighbours(sx, sy)
+                    .map(|(x, y, _)| (x as i32, y as i32))
+                    .collect()
             })
             .collect();
-        Nav {
+        let mut nav = Nav {
             width,
             height,
             floor,
-            fields,
+            fields: Vec::new(),
+            beside,
             stations,
+        };
+        nav.fields = nav
+            .beside
+            .iter()
+            .map(|tiles| Arc::new(nav.field_to(tiles)))
+            .collect();
+        nav
+    }
+
+    /// Steps from every tile to the nearest of `targets` (breadth first over floor).
+    pub fn field_to(&self, targets: &[(i32, i32)]) -> Vec<u16> {
+        let mut field = vec![UNREACHABLE; self.width * self.height];
+        let mut queue = VecDeque::new();
+        for &(x, y) in targets {
+            if self.is_floor(x, y) {
+                field[y as usize * self.width + x as usize] = 0;
+                queue.push_back((x, y));
+            }
         }
+        while let Some((x, y)) = queue.pop_front() {
+            let d = field[y as usize * self.width + x as usize];
+            for (dx, dy) in DIRS {
+                let (nx, ny) = (x + dx, y + dy);
+                if self.is_floor(nx, ny) {
+                    let i = ny as usize * self.width + nx as usize;
+                    if field[i] == UNREACHABLE {
+                        field[i] = d + 1;
+                        queue.push_back((nx, ny));
+                    }
+                }
+            }
+        }
+        field
+    }
+
+    /// The floor tile nearest `from` that is beside no station (`from` itself when every
+    /// tile is beside one).
+    pub fn parking_near(&self, from: (i32, i32)) -> (i32, i32) {
+        let work: Vec<(i32, i32)> = self.beside.iter().flatten().copied().collect();
+        let field = self.field_to(&[from]);
+        let mut best: Option<(u16, (i32, i32))> = None;
+        for y in 0..self.height as i32 {
+            for x in 0..self.width as i32 {
+                let d = field[y as usize * self.width + x as usize];
+                if d != UNREACHABLE && !work.contains(&(x, y)) && best.is_none_or(|(b, _)| d < b) {
+                    best = Some((d, (x, y)));
+                }
+            }
+        }
+        best.map_or(from, |(_, t)| t)
+    }
+
+    /// The grid's width and height in tiles.
+    pub fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
+    /// Station `s`'s distance field.
+    pub fn field(&self, s: usize) -> Arc<Vec<u16>> {
+        self.fields[s].clone()
+    }
+
+    /// The floor tiles beside station `s`, from which a cook can use it.
+    pub fn beside(&self, s: usize) -> &[(i32, i32)] {
+        &self.beside[s]
     }
 
     pub fn is_floor(&self, x: i32, y: i32) -> bool {
@@ -82,56 +135,5 @@ impl Nav {
         DIRS.iter()
             .position(|&(dx, dy)| (x + dx, y + dy) == (sx as i32, sy as i32))
             .map(|d| d as u8)
-    }
-
-    /// The downhill neighbours of a tile towards station `s`, best first (ties: up, right,
-    /// down, left).
-    pub fn downhill(&self, s: usize, x: i32, y: i32) -> Vec<(i32, i32)> {
-        let here = self.dist(s, x, y);
-        let mut out: Vec<(u16, usize, (i32, i32))> = DIRS
-            .iter()
-            .enumerate()
-            .filter_map(|(d, &(dx, dy))| {
-                let (nx, ny) = (x + dx, y + dy);
-                let nd = self.dist(s, nx, ny);
-                (nd != UNREACHABLE && (nd < here || here == UNREACHABLE)).then_some((
-                    nd,
-                    d,
-                    (nx, ny),
-                ))
-            })
-            .collect();
-        out.sort_unstable();
-        out.into_iter().map(|(_, _, t)| t).collect()
-    }
-
-    /// The first step of a shortest walk from (x, y) to beside station `s` that avoids the
-    /// `blocked` tiles (other cooks), or `None` when there is no such walk.
-    pub fn detour(&self, s: usize, x: i32, y: i32, blocked: &[(i32, i32)]) -> Option<(i32, i32)> {
-        let idx = |x: i32, y: i32| y as usize * self.width + x as usize;
-        let mut first: Vec<Option<(i32, i32)>> = vec![None; self.width * self.height];
-        let mut seen = vec![false; self.width * self.height];
-        let mut queue = VecDeque::new();
-        seen[idx(x, y)] = true;
-        queue.push_back((x, y));
-        while let Some((cx, cy)) = queue.pop_front() {
-            if (cx, cy) != (x, y) && self.dist(s, cx, cy) == 0 {
-                return first[idx(cx, cy)];
-            }
-            for &(dx, dy) in DIRS.iter() {
-                let (nx, ny) = (cx + dx, cy + dy);
-                if !self.is_floor(nx, ny) || seen[idx(nx, ny)] || blocked.contains(&(nx, ny)) {
-                    continue;
-                }
-                seen[idx(nx, ny)] = true;
-                first[idx(nx, ny)] = if (cx, cy) == (x, y) {
-                    Some((nx, ny))
-                } else {
-                    first[idx(cx, cy)]
-                };
-                queue.push_back((nx, ny));
-            }
-        }
-        None
     }
 }

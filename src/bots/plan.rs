@@ -245,7 +245,16 @@ impl<'a> Situation<'a> {
         push(self.nearest(from, claims, Purpose::Extinguish, blocked));
         match held {
             None => self.empty_handed(from, claims, &mut out),
-            Some(h) => self.holding(from, h, claims, &mut out),
+            Some(h) => {
+                self.holding(from, h, claims, &mut out);
+                // Nowhere useful to put it (no board, pot, plate or free counter wants it):
+                // throw it away rather than stand holding it. Plates and dishes are kept;
+                // a bin would only empty them.
+                let keep = h == "plate" || h == "plate_dirty" || dish(Some(h)).is_some();
+                if !keep && out.iter().all(|g| g.purpose == Purpose::Extinguish) {
+                    push_bin(self, from, &mut out);
+                }
+            }
         }
         out
     }
@@ -268,9 +277,18 @@ impl<'a> Situation<'a> {
                 })
         });
         if let Some((stove, _)) = soup_waiting {
-            push(self.nearest(from, claims, Purpose::PlateFor(stove), |s| {
+            let plate = self.nearest(from, claims, Purpose::PlateFor(stove), |s| {
                 s.k == "sink" && s.g == Some("plate")
-            }));
+            });
+            let clean_anywhere = self.view.st.iter().any(|s| s.g == Some("plate"))
+                || self.held().any(|h| h == Some("plate"));
+            if plate.is_none() && !clean_anywhere {
+                // No clean plate anywhere: the soup burns unless someone washes one now.
+                push(self.nearest(from, claims, Purpose::Wash, |s| {
+                    s.k == "sink" && s.g == Some("plate_dirty") && !blocked(s)
+                }));
+            }
+            push(plate);
         }
         push(self.nearest(from, claims, Purpose::ClearBurnt, |s| {
             s.k == "stove" && s.g == Some("soup_burnt") && !blocked(s)
@@ -409,6 +427,13 @@ impl<'a> Situation<'a> {
             // A partly filled plate: lay it out as an assembly.
             push(self.nearest(from, claims, Purpose::Press, free_counter));
         }
+    }
+}
+
+/// The nearest bin, for an item nothing else wants.
+fn push_bin(sit: &Situation, from: (i32, i32), out: &mut Vec<Goal>) {
+    if let Some(g) = sit.nearest(from, &[], Purpose::Press, |s| s.k == "bin" && !blocked(s)) {
+        out.push(g);
     }
 }
 

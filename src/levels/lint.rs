@@ -5,6 +5,8 @@
 //! - fire that cannot spread (no station next to any stove);
 //! - a cart whose loop never passes a work tile (a floor tile a cook uses a station from);
 //! - spills that mostly fall where nobody works;
+//! - a kitchen whose floor is one tile-wide path with no branch (cooks can never pass each
+//!   other, so a second cook only gets in the way; the bots' teamwork promise excludes it);
 //! - a target out of step with the orders: more dishes than the clock can bring, or so few
 //!   that the kitchen idles for most of the round.
 
@@ -30,6 +32,27 @@ fn work_tiles(level: &Level) -> Vec<(u16, u16)> {
             })
         })
         .collect()
+}
+
+/// Whether the floor cooks walk on (reached from spawn 1) is a single path one tile wide:
+/// no tile has three floor neighbours and there is no loop, so nobody can step aside.
+fn no_passing_room(level: &Level) -> bool {
+    let grid = &level.grid;
+    let seen = grid.reachable_from(grid.spawns()[0]);
+    let (mut tiles, mut ends) = (0usize, 0usize);
+    for (x, y) in grid.floor_tiles() {
+        if !seen[grid.index(x, y)] {
+            continue;
+        }
+        let degree = grid.neighbours(x, y).count();
+        if degree >= 3 {
+            return false;
+        }
+        tiles += 1;
+        ends += degree;
+    }
+    // Every tile has at most two neighbours: a loop when edges == tiles, else a path.
+    tiles > 1 && ends / 2 < tiles
 }
 
 /// The tiles a cart's loop covers.
@@ -117,6 +140,12 @@ pub fn lints(level: &Level) -> Vec<Lint> {
                 ),
             });
         }
+    }
+    if no_passing_room(level) {
+        out.push(Lint {
+            kind: "no-passing-room",
+            message: "the floor is one tile-wide path with no branch: cooks can never pass each other, so more cooks only block each other".into(),
+        });
     }
     let (need, opened) = (dishes_needed(level), orders_opened(level));
     if need > opened {

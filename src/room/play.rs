@@ -107,12 +107,7 @@ impl Room {
         let bot_seats = self.seats.bots();
         let bots = (!bot_seats.is_empty()).then(|| {
             let fold = round.fold();
-            BotTeam::new(
-                &fold.rules.level,
-                fold.header.tick_hz,
-                &bot_seats,
-                fold.header.seed,
-            )
+            BotTeam::new(&fold.rules.level, fold.header.tick_hz, &bot_seats)
         });
         self.phase = Phase::Playing(Box::new(Play {
             round,

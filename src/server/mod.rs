@@ -43,6 +43,7 @@ pub async fn open(
     db: &str,
 ) -> Result<Arc<Shared>, StoreError> {
     let store = Store::open(db).await?;
+    crate::store::quests::set_campaign_size(&store, levels.campaign().count()).await?;
     let shared = Shared::new(config, levels);
     shared.attach_history(store).await?;
     Ok(shared)

@@ -70,6 +70,16 @@ pub async fn standings(store: &Store, session_id: &str) -> sqlx::Result<Vec<Stan
         .collect()
 }
 
+/// The `campaign` quest asks for every campaign level the server holds: its target follows
+/// the levels folder (set when the server starts, before any progress is folded).
+pub async fn set_campaign_size(store: &Store, levels: usize) -> sqlx::Result<()> {
+    sqlx::query("UPDATE quests SET target = ? WHERE kind = 'campaign'")
+        .bind(levels.max(1) as i64)
+        .execute(&store.pool)
+        .await?;
+    Ok(())
+}
+
 pub async fn load(conn: &mut SqliteConnection) -> sqlx::Result<Vec<QuestDef>> {
     let rows = sqlx::query("SELECT id, kind, param, target FROM quests ORDER BY id")
         .fetch_all(&mut *conn)

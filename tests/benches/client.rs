@@ -1,8 +1,7 @@
 //! `cargo bench --bench client`: the web client's figures for docs/PERFORMANCE.md, in
 //! Debian's Chromium (headless, through chromedriver).
 //!
-//! - the time one drawn frame takes on the 64×64 level (`07_grand_hall`, four cooks, carts,
-//!   spills): a bot round is simulated, indexed into a real server's history and played in
+//! - the time one drawn frame takes on the campaign's 64×64 level (four cooks, carts, fire): a bot round is simulated, indexed into a real server's history and played in
 //!   the replay viewer (the live renderer) at 1× for 10 s; `window.__drawStats` holds every
 //!   draw's time;
 //! - the first load: every byte a fresh browser transfers to show the home page.
@@ -46,7 +45,7 @@ async fn main() {
     let levels = undercooked::levels::load_dir(std::path::Path::new("levels")).unwrap();
     let hall = levels
         .iter()
-        .find(|l| l.level.id == "07_grand_hall")
+        .find(|l| (l.level.grid.width(), l.level.grid.height()) == (64, 64))
         .unwrap();
     let sim = undercooked::simulate::simulate(hall, 3, 4, 20).unwrap();
     let dir = server.data.join("imported");
@@ -74,7 +73,8 @@ async fn main() {
         let total = stats["total"].as_f64().unwrap_or(0.0);
         let max = stats["max"].as_f64().unwrap_or(0.0);
         println!(
-            "07_grand_hall (64x64) in the viewer at {w}x{h}: {:.2} ms per drawn frame (mean of {n}), max {max:.1} ms, {:.0} frames/s",
+            "{} (64x64) in the viewer at {w}x{h}: {:.2} ms per drawn frame (mean of {n}), max {max:.1} ms, {:.0} frames/s",
+            hall.level.id,
             total / n.max(1.0),
             n / secs
         );

@@ -41,7 +41,12 @@ fn main() {
     let all = load_dir(&dir).expect("levels");
     println!("undercooked kitchen bench ({} levels)", all.len());
 
-    for id in ["01_first_kitchen", "07_grand_hall"] {
+    // The first campaign level and the biggest one (the 64x64 hall), whatever their ids.
+    let biggest = all
+        .iter()
+        .max_by_key(|l| l.level.grid.width() as u32 * l.level.grid.height() as u32)
+        .expect("a level");
+    for id in [all[0].level.id.as_str(), biggest.level.id.as_str()] {
         let src = endless(&level(&all, id));
         let sim = undercooked::simulate::simulate(&src, 1, 4, 20).expect("simulate");
         let bytes = sim.bytes;

@@ -289,7 +289,7 @@ async fn play_socket(
     run_for: Duration,
 ) -> (u64, f64, Vec<f64>) {
     let (mut tx, mut rx) = ws.split();
-    let mut team = BotTeam::new(&level, 20, &[seat], seat as u64);
+    let mut team = BotTeam::new(&level, 20, &[seat]);
     let mut merged = None;
     let (mut bytes, mut first_snap, mut measured_from) = (0u64, None::<Instant>, None::<Instant>);
     let mut echoes = Vec::new();

@@ -345,7 +345,7 @@ const FACES: [&str; 4] = ["up", "right", "down", "left"];
 
 /// Plays one seat with a bot from the frames the socket delivers, until the `round` frame.
 pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Client {
-    let mut team = undercooked::bots::BotTeam::new(&level, 20, &[seat], 7 + seat as u64);
+    let mut team = undercooked::bots::BotTeam::new(&level, 20, &[seat]);
     let mut merged: Option<Value> = None;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while tokio::time::Instant::now() < deadline {

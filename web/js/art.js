@@ -208,6 +208,20 @@ export function drawStation(ctx, st, now) {
         ctx.fillText('dirty', cx, y + 0.95);
       }
       break;
+    case 'bin': {
+      // A dark bin with a lid line and a cross: a press throws away what you hold.
+      rect(ctx, x + 0.22, y + 0.2, 0.56, 0.64, '#4a4a4a');
+      rect(ctx, x + 0.16, y + 0.14, 0.68, 0.1, '#2e2e2e');
+      ctx.strokeStyle = '#bdbdbd';
+      ctx.lineWidth = 0.05;
+      ctx.beginPath();
+      ctx.moveTo(cx - 0.12, cy - 0.06);
+      ctx.lineTo(cx + 0.12, cy + 0.2);
+      ctx.moveTo(cx + 0.12, cy - 0.06);
+      ctx.lineTo(cx - 0.12, cy + 0.2);
+      ctx.stroke();
+      break;
+    }
     default:
       break;
   }

@@ -11,6 +11,7 @@ export const REASONS = {
   no_order: 'no order wants that',
   blocked: 'on fire!',
   busy: 'busy',
+  stunned: 'stunned!',
 };
 
 export const EMOTES = {
