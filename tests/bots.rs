@@ -6,6 +6,7 @@
 mod kitchen;
 
 use undercooked::levels::LevelSource;
+use undercooked::log::Accepted;
 use undercooked::sim::RoundResult;
 use undercooked::sweep::{RoundStats, round};
 
@@ -85,6 +86,36 @@ fn on_every(levels: Vec<LevelSource>, check: impl Fn(&LevelSource) -> Vec<String
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// One 4-seat round of `level` driven by hand: `teams` of bots, and `person` (seat 0's
+/// input, if any, from the latest view). Returns the round's summary.
+fn play_round(
+    level: &LevelSource,
+    seed: u64,
+    teams: &mut [undercooked::bots::BotTeam],
+    mut person: impl FnMut(&undercooked::wire::view::FrameView) -> Option<Accepted>,
+) -> undercooked::sim::RoundSummary {
+    let header = undercooked::simulate::bot_header(level, seed, 4, 20);
+    let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
+    while !round.decided() {
+        let view = round.players().last_view().unwrap().clone();
+        if let Some(input) = person(&view) {
+            round.append(input).unwrap();
+        }
+        for team in teams.iter_mut() {
+            for i in team.decide(&view) {
+                round.append(Accepted::from(i)).unwrap();
+            }
+        }
+        round.close_tick().unwrap();
+    }
+    round.summary()
+}
+
+fn fixture(dir: &str, id: &str) -> LevelSource {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    undercooked::levels::find(&dir, id).unwrap()
+}
+
 #[test]
 fn on_every_campaign_level_two_bots_beat_one_and_no_team_scores_zero_where_one_scores() {
     on_every(kitchen::campaign(), |l| assert_teamwork(l, &[1, 2, 3, 4]));
@@ -92,7 +123,7 @@ fn on_every_campaign_level_two_bots_beat_one_and_no_team_scores_zero_where_one_s
 
 #[test]
 fn on_generated_kitchens_two_bots_beat_one_and_no_team_scores_zero_where_one_scores() {
-    let levels: Vec<LevelSource> = (1..=9u64).map(generated).collect();
+    let levels: Vec<LevelSource> = (1..=9u64).map(kitchen::generated::generated).collect();
     on_every(levels, |l| assert_teamwork(l, &[1, 2, 3]));
 }
 
@@ -139,27 +170,12 @@ fn bots_in_separate_teams_share_a_small_kitchen() {
     // Four single-seat teams (as four bot clients over sockets would be): each sees the
     // others as outsiders, takes a cook facing a station as using it, and steps back when
     // stuck, so the quick level is still won.
-    let level = undercooked::levels::find(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/levels"),
-        "01_quick_soup",
-    )
-    .unwrap();
+    let level = fixture("tests/fixtures/levels", "01_quick_soup");
     for seed in [1u64, 2, 3] {
-        let header = undercooked::simulate::bot_header(&level, seed, 4, 20);
-        let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
         let mut teams: Vec<_> = (0..4u8)
             .map(|s| undercooked::bots::BotTeam::new(&level.level, 20, &[s]))
             .collect();
-        while !round.decided() {
-            let view = round.players().last_view().unwrap().clone();
-            for team in &mut teams {
-                for i in team.decide(&view) {
-                    round.append(undercooked::log::Accepted::from(i)).unwrap();
-                }
-            }
-            round.close_tick().unwrap();
-        }
-        let summary = round.summary();
+        let summary = play_round(&level, seed, &mut teams, |_| None);
         assert_eq!(
             summary.result,
             Some(RoundResult::Won),
@@ -167,159 +183,6 @@ fn bots_in_separate_teams_share_a_small_kitchen() {
             summary.score
         );
     }
-}
-
-/// A small deterministic generator (xorshift), so each generated kitchen is the same on
-/// every run.
-struct Dice(u64);
-
-impl Dice {
-    fn roll(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
-/// Kitchen `n`: shape `n % 3` (0 a cramped corridor, 1 two rooms joined by a one-tile door,
-/// 2 a wide hall with the stations far apart), the rest drawn from `n`. Every one passes
-/// the level checks (stations reachable, recipes makeable).
-fn generated(n: u64) -> LevelSource {
-    let mut dice = Dice(n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let salad = dice.roll(2) == 0;
-    let recipes = if salad {
-        "\"tomato_soup\", \"salad\""
-    } else {
-        "\"tomato_soup\""
-    };
-    let mut kit: Vec<char> = "tCCKKSWPB".chars().collect();
-    if salad {
-        kit.extend(['l', 'P']);
-    }
-    let rows: Vec<String> = match n % 3 {
-        0 => corridor(&mut dice, &kit),
-        1 => two_rooms(&mut dice, &kit),
-        _ => far_hall(&mut dice, &kit),
-    };
-    let id = format!("{:02}_generated", n);
-    let text = format!(
-        "id = \"{id}\"\norder = 0\nname = \"Generated {n}\"\ntime_limit_s = 150\ntarget_score = 400\nplates = 3\nrecipes = [{recipes}]\ngrid = \"\"\"\n{}\n\"\"\"\n[orders]\ninterval_s = [12, 18]\n",
-        rows.join("\n")
-    );
-    let file_name = format!("{id}.toml");
-    let level = undercooked::levels::parse_level_file(&file_name, &text)
-        .unwrap_or_else(|e| panic!("generated kitchen {n} is not a level: {e}\n{text}"));
-    LevelSource {
-        file_name,
-        text,
-        level,
-    }
-}
-
-/// Shuffles the kit into `slots` wall places (the rest stay wall).
-fn scatter(dice: &mut Dice, kit: &[char], slots: usize) -> Vec<char> {
-    let mut places = vec!['#'; slots];
-    for &k in kit {
-        loop {
-            let i = dice.roll(slots);
-            if places[i] == '#' {
-                places[i] = k;
-                break;
-            }
-        }
-    }
-    places
-}
-
-/// A corridor two tiles wide, or one wide with a pocket every third tile where a cook can
-/// step aside, with the stations on both walls.
-fn corridor(dice: &mut Dice, kit: &[char]) -> Vec<String> {
-    let len = kit.len() + 2 + dice.roll(4);
-    let one_wide = dice.roll(2) == 0;
-    let pocket = |x: usize| one_wide && x % 3 == 1;
-    let bottom_slots = (0..len).filter(|&x| !pocket(x)).count();
-    let wall = scatter(dice, kit, len + bottom_slots);
-    let mut rest = wall[len..].iter();
-    let bottom: String = (0..len)
-        .map(|x| {
-            if pocket(x) {
-                '.'
-            } else {
-                *rest.next().unwrap_or(&'#')
-            }
-        })
-        .collect();
-    let line = |cells: String| format!("#{cells}#");
-    let mut rows = vec!["#".repeat(len + 2), line(wall[..len].iter().collect())];
-    if one_wide {
-        rows.push(line(format!("1.2.{}3.4", ".".repeat(len - 7))));
-    } else {
-        rows.push(line(format!("1.2{}", ".".repeat(len - 3))));
-        rows.push(line(format!("{}3.4", ".".repeat(len - 3))));
-    }
-    rows.push(line(bottom));
-    rows.push("#".repeat(len + 2));
-    rows
-}
-
-/// Two rooms and one doorway: the shelves and boards on the left, the rest on the right.
-fn two_rooms(dice: &mut Dice, kit: &[char]) -> Vec<String> {
-    let (w, h) = (8 + dice.roll(3), 4 + dice.roll(2));
-    let door = 1 + dice.roll(h);
-    let (left, right): (Vec<char>, Vec<char>) =
-        kit.iter().partition(|k| matches!(k, 't' | 'l' | 'C'));
-    let lwall = scatter(dice, &left, w);
-    let rwall = scatter(dice, &right, w);
-    let mut rows = vec!["#".repeat(2 * w + 3)];
-    rows.push(format!(
-        "#{}#{}#",
-        lwall.iter().collect::<String>(),
-        rwall.iter().collect::<String>()
-    ));
-    for y in 1..=h {
-        let mid = if y == door { '.' } else { '#' };
-        let spawn = |a: char, b: char| format!("{a}{}{b}", ".".repeat(w - 2));
-        let (l, r) = match y {
-            1 => (spawn('1', '.'), spawn('.', '2')),
-            _ if y == h => (spawn('3', '.'), spawn('.', '4')),
-            _ => (".".repeat(w), ".".repeat(w)),
-        };
-        rows.push(format!("#{l}{mid}{r}#"));
-    }
-    rows.push("#".repeat(2 * w + 3));
-    rows
-}
-
-/// A wide hall with the shelves on the left wall and the pass on the right: long walks.
-fn far_hall(dice: &mut Dice, kit: &[char]) -> Vec<String> {
-    let (w, h) = (20 + dice.roll(8), 8 + dice.roll(3));
-    let mut grid = vec![vec!['.'; w]; h];
-    let (mut left, mut right) = (dice.roll(2), dice.roll(2));
-    for (i, &k) in kit.iter().enumerate() {
-        match k {
-            't' | 'l' => {
-                grid[1 + left][0] = k;
-                left += 2;
-            }
-            'S' | 'W' | 'B' => {
-                grid[1 + right][w - 1] = k;
-                right += 2;
-            }
-            _ => grid[h / 2 - 1 + i % 2 * 2][w / 2 - 3 + i] = k,
-        }
-    }
-    grid[1][2] = '1';
-    grid[1][w - 3] = '2';
-    grid[h - 2][2] = '3';
-    grid[h - 2][w - 3] = '4';
-    let mut rows = vec!["#".repeat(w + 2)];
-    rows.extend(
-        grid.iter()
-            .map(|r| format!("#{}#", r.iter().collect::<String>())),
-    );
-    rows.push("#".repeat(w + 2));
-    rows
 }
 
 /// A person who only wanders: a new random direction every 10-30 ticks, never a press.
@@ -338,7 +201,7 @@ impl Wanderer {
         self.seed
     }
 
-    fn input(&mut self, tick: u32) -> Option<undercooked::log::Accepted> {
+    fn input(&mut self, tick: u32) -> Option<Accepted> {
         if tick < self.until {
             return None;
         }
@@ -346,7 +209,7 @@ impl Wanderer {
         const DIRS: [(i16, i16); 5] = [(1000, 0), (-1000, 0), (0, 1000), (0, -1000), (0, 0)];
         self.mv = DIRS[(self.next() % 5) as usize];
         self.seq += 1;
-        Some(undercooked::log::Accepted::Input {
+        Some(Accepted::Input {
             seat: 0,
             seq: self.seq,
             mv: self.mv,
@@ -360,27 +223,18 @@ impl Wanderer {
 fn three_bots_win_the_first_kitchen_around_a_person_who_only_wanders() {
     let level = kitchen::campaign().into_iter().next().unwrap();
     for seed in [1u64, 2, 3] {
-        let header = undercooked::simulate::bot_header(&level, seed, 4, 20);
-        let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
-        let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[1, 2, 3]);
+        let mut team = [undercooked::bots::BotTeam::new(
+            &level.level,
+            20,
+            &[1, 2, 3],
+        )];
         let mut person = Wanderer {
             seed: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             seq: 0,
             mv: (0, 0),
             until: 0,
         };
-        while !round.decided() {
-            let tick = round.fold().state.tick;
-            if let Some(input) = person.input(tick) {
-                round.append(input).unwrap();
-            }
-            let view = round.players().last_view().unwrap().clone();
-            for i in team.decide(&view) {
-                round.append(undercooked::log::Accepted::from(i)).unwrap();
-            }
-            round.close_tick().unwrap();
-        }
-        let summary = round.summary();
+        let summary = play_round(&level, seed, &mut team, |view| person.input(view.t));
         assert_eq!(
             summary.result,
             Some(RoundResult::Won),
@@ -398,11 +252,7 @@ fn three_bots_win_around_a_person_who_stands_anywhere() {
     // gridlocked the old bots: a person parked between their spawns). Every floor tile of
     // the open test kitchen's middle rows, two seeds each, except a tile that is the only way
     // to a station (a person standing there blocks it for everyone: no team could cook).
-    let level = undercooked::levels::find(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/solo"),
-        "01_open_kitchen",
-    )
-    .unwrap();
+    let level = fixture("tests/fixtures/solo", "01_open_kitchen");
     let grid = &level.level.grid;
     let sole_access = |x: i32, y: i32| {
         grid.stations().iter().any(|s| {
@@ -420,14 +270,15 @@ fn three_bots_win_around_a_person_who_stands_anywhere() {
             continue;
         }
         for seed in [1u64, 2] {
-            let header = undercooked::simulate::bot_header(&level, seed, 4, 20);
-            let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
-            let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[1, 2, 3]);
+            let mut team = [undercooked::bots::BotTeam::new(
+                &level.level,
+                20,
+                &[1, 2, 3],
+            )];
             let mut seq = 0;
-            while !round.decided() {
-                let view = round.players().last_view().unwrap().clone();
-                // The person (seat 0) walks along its row, then up or down, then stops.
-                let me = view.p.iter().find(|p| p.seat == 0).unwrap();
+            // The person (seat 0) walks along its row, then up or down, then stops.
+            let summary = play_round(&level, seed, &mut team, |view| {
+                let me = view.p.iter().find(|p| p.seat == 0)?;
                 let (dx, dy) = (x * 100 + 50 - me.x, y * 100 + 50 - me.y);
                 let mv = if dx.abs() > 5 {
                     (dx.signum() as i16 * 1000, 0)
@@ -437,21 +288,14 @@ fn three_bots_win_around_a_person_who_stands_anywhere() {
                     (0, 0)
                 };
                 seq += 1;
-                round
-                    .append(undercooked::log::Accepted::Input {
-                        seat: 0,
-                        seq,
-                        mv,
-                        act: false,
-                        face: None,
-                    })
-                    .unwrap();
-                for i in team.decide(&view) {
-                    round.append(undercooked::log::Accepted::from(i)).unwrap();
-                }
-                round.close_tick().unwrap();
-            }
-            let summary = round.summary();
+                Some(Accepted::Input {
+                    seat: 0,
+                    seq,
+                    mv,
+                    act: false,
+                    face: None,
+                })
+            });
             if summary.result != Some(RoundResult::Won) {
                 lost.push(format!("({x}, {y}) seed {seed}: {} points", summary.score));
             }

@@ -1,6 +1,8 @@
 //! Test helpers: a tiny kitchen driven tick by tick, and the campaign's level sources.
 #![allow(dead_code)]
 
+pub mod generated;
+
 use undercooked::sim::rules::UNIT;
 use undercooked::sim::{
     CookInput, Event, EventKind, KitchenState, Level, Rules, SeatChange, TickInputs, step,
