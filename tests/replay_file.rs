@@ -99,3 +99,19 @@ fn a_newer_format_version_is_refused_by_name() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_four_bot_round_of_every_campaign_level_writes_at_most_256_kb() {
+    // The budget an operator plans disk by: the busiest rounds (4 bots, hazards, the 64x64
+    // hall played to the end of its clock) stay under it with the frame stream's level.
+    for level in kitchen::campaign() {
+        let sim = undercooked::simulate::simulate(&level, 1, 4, 20).unwrap();
+        assert!(
+            sim.bytes.len() <= 256 * 1024,
+            "{}: {} bytes in {} ticks",
+            level.level.id,
+            sim.bytes.len(),
+            sim.ticks
+        );
+    }
+}

@@ -8,7 +8,9 @@
 use crate::bots::BotTeam;
 use crate::log::Accepted;
 use crate::round::Round;
-use crate::store::rows::RoundMeta;
+use crate::shared::Shared;
+use crate::store::chain::Batch;
+use crate::store::rows::{EventRow, RoundMeta};
 use crate::wire::PassEncoder;
 use crate::wire::messages::{RoomState, ServerMsg};
 use std::fs::File;
@@ -50,9 +52,29 @@ pub(super) struct Play {
     /// The history's view of this round, and its count of batches not yet written.
     pub meta: Arc<RoundMeta>,
     pub pending: Arc<AtomicUsize>,
+    /// Event rows gathered since the last hand-over: the history gets one batch a second
+    /// (and the rest before the round's end), not one per tick.
+    pub history: Vec<EventRow>,
 }
 
 impl Play {
+    /// Hands the gathered event rows to the write chain as one batch (without waiting;
+    /// dropped past 20 pending, as every batch).
+    pub fn hand_over_history(&mut self, shared: &Shared, tick: u32) {
+        if self.history.is_empty() {
+            return;
+        }
+        let rows = std::mem::take(&mut self.history);
+        if let Some(chain) = shared.chain() {
+            chain.submit(Batch {
+                meta: self.meta.clone(),
+                tick,
+                rows,
+                pending: self.pending.clone(),
+            });
+        }
+    }
+
     /// Appends a seat change for the current tick (a decided round takes no more).
     pub fn record(&mut self, accepted: Accepted) {
         if self.round.decided() {

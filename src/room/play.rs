@@ -16,7 +16,7 @@ use crate::log::{Accepted, Header, SeatEntry};
 use crate::round::Round;
 use crate::shared::census::Census;
 use crate::shared::conn::Frame;
-use crate::store::chain::{Batch, Must};
+use crate::store::chain::Must;
 use crate::store::rows::{RoundMeta, event_rows};
 use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
 use crate::wire::{PassEncoder, SnapFrame};
@@ -121,6 +121,7 @@ impl Room {
             events_dropped_seen: 0,
             meta,
             pending: Arc::new(AtomicUsize::new(0)),
+            history: Vec::new(),
         }));
         self.fan_out(first);
     }
@@ -214,15 +215,9 @@ impl Room {
             }
         };
         let shared = &self.shared;
-        if !closed.events.is_empty()
-            && let Some(chain) = shared.chain()
-        {
-            chain.submit(Batch {
-                meta: play.meta.clone(),
-                tick: closed.tick,
-                rows: event_rows(&closed.events, closed.tick, &play.round.fold().ids),
-                pending: play.pending.clone(),
-            });
+        if !closed.events.is_empty() && shared.chain().is_some() {
+            let rows = event_rows(&closed.events, closed.tick, &play.round.fold().ids);
+            play.history.extend(rows);
         }
         play.spectators.note(&closed.events);
         let dropped = play.round.players().events_dropped();
@@ -233,6 +228,7 @@ impl Room {
         play.events_dropped_seen = dropped;
         if play.last_flush.elapsed() >= Duration::from_secs(1) {
             play.last_flush = Instant::now();
+            play.hand_over_history(shared, closed.tick);
             if let Err(e) = play.round.flush() {
                 tracing::warn!(room = %self.code, error = %e, "flushing the replay failed");
             }

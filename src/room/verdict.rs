@@ -21,10 +21,13 @@ impl Room {
     /// Writes the round's end and moves to ROUND_END (the `round` frame follows the
     /// settle, or at once on a shutdown).
     pub(super) fn end_round(&mut self, shutdown: bool) {
-        let Phase::Playing(play) = std::mem::replace(&mut self.phase, Phase::Lobby) else {
+        let Phase::Playing(mut play) = std::mem::replace(&mut self.phase, Phase::Lobby) else {
             return;
         };
         let shared = self.shared.clone();
+        // The last second's events go before the round's end (the chain keeps the order).
+        let last_tick = play.round.fold().state.tick;
+        play.hand_over_history(&shared, last_tick);
         let seed = play.round.fold().header.seed;
         let ids = play.round.fold().ids.clone();
         let mut summary = play.round.summary();
@@ -98,7 +101,9 @@ impl Room {
     /// server is untouched.
     pub(super) fn crash(&mut self, why: &str) {
         let shared = self.shared.clone();
-        if let Phase::Playing(play) = std::mem::replace(&mut self.phase, Phase::Closed) {
+        if let Phase::Playing(mut play) = std::mem::replace(&mut self.phase, Phase::Closed) {
+            let last_tick = play.round.fold().state.tick;
+            play.hand_over_history(&shared, last_tick);
             // The history gets the round as aborted too (its result is never dropped).
             let summary = play.round.summary().ended_as(RoundResult::Aborted);
             to_history(&shared, play.meta.clone(), &summary, None);

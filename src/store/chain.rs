@@ -1,7 +1,7 @@
 //! The ordered write chain: every room's tick events go to SQLite through one writer task.
 //!
-//! A room hands over a batch (one tick's events) without ever waiting. With 20 of its
-//! batches still pending the next one is dropped, counted and logged: a database that fell
+//! A room hands over a batch (one second of its events, and the rest before its round ends)
+//! without ever waiting. With 20 of its batches still pending the next one is dropped, counted and logged: a database that fell
 //! far behind is a lost cause rather than a queue worth growing, and the replay file still
 //! has everything (`reindex` repairs). Batches are written in order, several rooms' in one
 //! transaction, each idempotently. What must never be lost — a round's start and end, the
