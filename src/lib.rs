@@ -24,12 +24,15 @@
 //!   and the room's commands, the census, sessions, the one connection type.
 //! - `room`: the room actor: its phase, seats and connections, lobby verbs, play, verdict.
 //! - `server`: HTTP routes, the `/ws` upgrade and the socket task.
+//! - `loadtest`: a load generator: rooms of bot-played WebSocket clients against a running
+//!   server, measured as players would notice (it uses `bots` and `wire`, never the server).
 //!
 //! The command line (`src/cli/`, clap into plain commands and exit codes) is the binary's,
 //! on top of all of these.
 
 pub mod bots;
 pub mod levels;
+pub mod loadtest;
 pub mod log;
 pub mod room;
 pub mod round;

@@ -2,6 +2,7 @@
 //! and returning an exit code. `anyhow` lives only here, at the edge.
 
 mod levels;
+mod loadtest;
 mod reindex;
 mod replay;
 mod serve;
@@ -39,6 +40,8 @@ pub enum Command {
     Reindex(reindex::Args),
     /// Level authoring: `levels check` validates, lints and sweeps levels with bots.
     Levels(levels::Args),
+    /// Load a running server with rooms of bot-played WebSocket clients and measure it.
+    Loadtest(loadtest::Args),
 }
 
 /// Where levels come from: `--levels`, else `UNDERCOOKED_LEVELS_DIR`, else `./levels`.
@@ -81,6 +84,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Sql(args) => sql::run(args),
         Command::Reindex(args) => reindex::run(args),
         Command::Levels(args) => levels::run(args),
+        Command::Loadtest(args) => loadtest::run(args),
     };
     match result {
         Ok(code) => code,

@@ -277,6 +277,7 @@ const NAMES: &[&str] = &[
     "prep",
     "serve",
     "sink",
+    "bin",
     "idle",
     "moving",
     "working",

@@ -1,0 +1,234 @@
+//! `undercooked loadtest`: N rooms × 4 players against a running server, over real
+//! WebSockets, each seat played by a bot from the frames it receives (real play: moves,
+//! presses, plates), so the server does the work a full house makes it do.
+//!
+//! Rooms are opened `ramp` a second (create, three joins, four sockets, the host starts when
+//! the lobby says it can); the measuring window starts once every room had its countdown
+//! and lasts `duration` seconds. The report: handshakes (connect → `welcome`), input → next
+//! `snap` latency, snaps per client per second against the level's snapshot rate, full
+//! frames beyond the cadence (each is a frame dropped from a full send queue), downlink bytes
+//! per client per second, errors and closes by code, and this process's own CPU per room.
+
+mod http;
+mod seat;
+
+use seat::{Role, SeatStats};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub addr: SocketAddr,
+    pub rooms: usize,
+    pub duration: Duration,
+    pub level: String,
+    /// The level itself (the bots play from it; the server must serve the same `level`).
+    pub level_source: crate::sim::Level,
+    /// Rooms opened per second.
+    pub ramp: f64,
+}
+
+/// Percentiles of a sample, in milliseconds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Spread {
+    pub samples: usize,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    fn of(mut v: Vec<f64>) -> Spread {
+        v.sort_by(f64::total_cmp);
+        let at = |p: f64| {
+            v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Spread {
+            samples: v.len(),
+            p50: at(0.50),
+            p95: at(0.95),
+            p99: at(0.99),
+            max: v.last().copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// The figures of one run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    pub rooms: usize,
+    pub clients: usize,
+    pub seconds: f64,
+    pub handshake_ms: Spread,
+    pub echo_ms: Spread,
+    pub snaps_per_client_s: f64,
+    pub expected_snaps_per_client_s: f64,
+    /// Full frames beyond the cadence (one in 20, and each socket's first): drops.
+    pub extra_full_frames: u64,
+    pub downlink_bytes_per_client_s: f64,
+    /// Sockets that ended by a close code, or an error, during the run.
+    pub closes: BTreeMap<String, u64>,
+    pub errors: BTreeMap<String, u64>,
+    /// This load generator's own CPU, per room-second of the window.
+    pub client_cpu_ms_per_room_s: f64,
+}
+
+/// Runs the load; `progress(elapsed, total)` is called about twice a second.
+pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<Report, String> {
+    let layout = http::call(
+        config.addr,
+        "GET",
+        &format!("/api/levels/{}", config.level),
+        "",
+    )
+    .await?;
+    let tick_hz = layout["tick_hz"].as_f64().unwrap_or(20.0);
+    let snapshot_hz = layout["snapshot_hz"].as_f64().unwrap_or(tick_hz);
+    let level = config.level_source.clone();
+    let ramp_s = config.rooms as f64 / config.ramp.max(0.01);
+    // Every room's countdown (3 s) and first frames before the window opens.
+    let measure_from = Instant::now() + Duration::from_secs_f64(ramp_s + 5.0);
+    let until = measure_from + config.duration;
+    let mut seats = Vec::new();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let began = Instant::now();
+    for r in 0..config.rooms {
+        let due = began + Duration::from_secs_f64(r as f64 / config.ramp.max(0.01));
+        tokio::time::sleep_until(due.into()).await;
+        match open_room(config.addr, r).await {
+            Ok((code, tokens)) => {
+                for (s, token) in tokens.into_iter().enumerate() {
+                    let role = if s == 0 {
+                        Role::Host {
+                            level_id: config.level.clone(),
+                        }
+                    } else {
+                        Role::Guest
+                    };
+                    seats.push(tokio::spawn(seat::play(
+                        config.addr,
+                        code.clone(),
+                        token,
+                        s as u8,
+                        role,
+                        level.clone(),
+                        tick_hz as u32,
+                        measure_from,
+                        until,
+                    )));
+                }
+            }
+            Err(e) => *errors.entry(e).or_default() += 1,
+        }
+        progress(began.elapsed().as_secs_f64(), (until - began).as_secs_f64());
+    }
+    let total = (until - began).as_secs_f64();
+    // Only the window's CPU counts: opening rooms and countdowns are not play.
+    let mut cpu0 = None;
+    while Instant::now() < until {
+        if cpu0.is_none() && Instant::now() >= measure_from {
+            cpu0 = Some(own_cpu_seconds());
+        }
+        progress(began.elapsed().as_secs_f64(), total);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let cpu = own_cpu_seconds() - cpu0.unwrap_or_else(own_cpu_seconds);
+    let mut all: Vec<SeatStats> = Vec::new();
+    for s in seats {
+        match s.await {
+            Ok(st) => all.push(st),
+            Err(e) => {
+                *errors
+                    .entry(format!("a client task failed: {e}"))
+                    .or_default() += 1
+            }
+        }
+    }
+    progress(total, total);
+    Ok(summarize(&config, all, errors, snapshot_hz, cpu))
+}
+
+fn summarize(
+    config: &Config,
+    seats: Vec<SeatStats>,
+    mut errors: BTreeMap<String, u64>,
+    snapshot_hz: f64,
+    cpu_s: f64,
+) -> Report {
+    let secs = config.duration.as_secs_f64();
+    let clients = seats.len();
+    let mut closes: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut snaps, mut full, mut bytes, mut seat_secs) = (0u64, 0u64, 0u64, 0f64);
+    let mut handshakes = Vec::new();
+    let mut echoes = Vec::new();
+    let mut expected_full = 0u64;
+    for s in seats {
+        handshakes.extend(s.handshake_ms);
+        echoes.extend(s.echo_ms);
+        snaps += s.snaps;
+        full += s.full;
+        bytes += s.bytes;
+        seat_secs += s.seconds;
+        expected_full += s.snaps.div_ceil(20);
+        if let Some(c) = s.closed {
+            *closes.entry(c).or_default() += 1;
+        }
+        if let Some(e) = s.error {
+            *errors.entry(e).or_default() += 1;
+        }
+    }
+    let per_client = |n: f64| if seat_secs > 0.0 { n / seat_secs } else { 0.0 };
+    Report {
+        rooms: config.rooms,
+        clients,
+        seconds: secs,
+        handshake_ms: Spread::of(handshakes),
+        echo_ms: Spread::of(echoes),
+        snaps_per_client_s: per_client(snaps as f64),
+        expected_snaps_per_client_s: snapshot_hz,
+        extra_full_frames: full.saturating_sub(expected_full),
+        downlink_bytes_per_client_s: per_client(bytes as f64),
+        closes,
+        errors,
+        client_cpu_ms_per_room_s: cpu_s * 1000.0 / (config.rooms.max(1) as f64 * secs.max(0.001)),
+    }
+}
+
+/// Creates room `n` and joins three guests: the room code and the four seats' tokens.
+async fn open_room(addr: SocketAddr, n: usize) -> Result<(String, Vec<String>), String> {
+    let body = serde_json::json!({"name": format!("load{n}")}).to_string();
+    let created = http::call(addr, "POST", "/api/rooms", &body).await?;
+    let code = created["room_code"]
+        .as_str()
+        .ok_or("no room_code in the create answer")?
+        .to_string();
+    let mut tokens = vec![token_of(&created)?];
+    for g in 1..4 {
+        let body = serde_json::json!({"name": format!("load{n}-{g}")}).to_string();
+        let joined = http::call(addr, "POST", &format!("/api/rooms/{code}/join"), &body).await?;
+        tokens.push(token_of(&joined)?);
+    }
+    Ok((code, tokens))
+}
+
+fn token_of(v: &serde_json::Value) -> Result<String, String> {
+    v["you"]["token"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| "no token in the answer".to_string())
+}
+
+/// This process's CPU seconds (user + system), from /proc (Linux); 0 elsewhere.
+fn own_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}

@@ -1,0 +1,182 @@
+//! One load client: a WebSocket seat that plays with a bot from the frames it receives
+//! (merged exactly as a browser merges them) and measures what a player would notice.
+
+use crate::bots::BotTeam;
+use crate::sim::Level;
+use crate::wire::merge::apply_frame;
+use crate::wire::view::FrameView;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+
+/// What one seat saw. Times in milliseconds.
+#[derive(Default, Debug)]
+pub struct SeatStats {
+    /// Connect → `welcome`.
+    pub handshake_ms: Option<f64>,
+    /// Each input → the next `snap` (the earliest a change can show).
+    pub echo_ms: Vec<f64>,
+    /// Snaps, full ones and bytes received inside the measuring window.
+    pub snaps: u64,
+    pub full: u64,
+    pub bytes: u64,
+    /// Seconds the seat spent inside the window, receiving.
+    pub seconds: f64,
+    /// How the socket ended: `None` while open at the end; a close code; or an error.
+    pub closed: Option<String>,
+    pub error: Option<String>,
+}
+
+/// What the seat does in its room.
+pub enum Role {
+    /// Sets the level and starts once its three guests are ready.
+    Host {
+        level_id: String,
+    },
+    Guest,
+}
+
+/// Plays seat `seat` with `token` until `until`; counts only after `measure_from`.
+#[allow(clippy::too_many_arguments)]
+pub async fn play(
+    addr: SocketAddr,
+    code: String,
+    token: String,
+    seat: u8,
+    role: Role,
+    level: Level,
+    tick_hz: u32,
+    measure_from: Instant,
+    until: Instant,
+) -> SeatStats {
+    let mut stats = SeatStats::default();
+    let start = Instant::now();
+    let url = format!("ws://{addr}/ws/{code}");
+    let ws = match tokio_tungstenite::connect_async(url.as_str()).await {
+        Ok((ws, _)) => ws,
+        Err(e) => {
+            stats.error = Some(format!("connect: {e}"));
+            return stats;
+        }
+    };
+    let (mut tx, mut rx) = ws.split();
+    let hello = json!({"type": "hello", "p": crate::PROTOCOL_VERSION, "token": token});
+    let mut first: Vec<Value> = vec![hello];
+    match &role {
+        Role::Host { level_id } => first.push(json!({"type": "set_level", "level": level_id})),
+        Role::Guest => first.push(json!({"type": "ready"})),
+    }
+    for m in first {
+        if tx.send(Message::text(m.to_string())).await.is_err() {
+            stats.error = Some("the socket closed during hello".into());
+            return stats;
+        }
+    }
+    let mut team = BotTeam::new(&level, tick_hz, &[seat]);
+    let mut merged: Option<Value> = None;
+    let mut pending_echo: Option<Instant> = None;
+    let mut started = false;
+    let mut window_start: Option<Instant> = None;
+    let faces = ["up", "right", "down", "left"];
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let next = match tokio::time::timeout(left.min(Duration::from_secs(10)), rx.next()).await {
+            Err(_) if Instant::now() >= until => break,
+            Err(_) => {
+                stats.error = Some("no frame for 10 s".into());
+                break;
+            }
+            Ok(None) => {
+                stats.closed = Some("eof".into());
+                break;
+            }
+            Ok(Some(Err(e))) => {
+                stats.error = Some(e.to_string());
+                break;
+            }
+            Ok(Some(Ok(m))) => m,
+        };
+        let text = match next {
+            Message::Text(t) => t,
+            Message::Close(frame) => {
+                stats.closed = Some(frame.map_or("1005".into(), |f| u16::from(f.code).to_string()));
+                break;
+            }
+            _ => continue,
+        };
+        let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
+            stats.error = Some("a frame that is not JSON".into());
+            break;
+        };
+        match v["type"].as_str() {
+            Some("welcome") => {
+                stats
+                    .handshake_ms
+                    .get_or_insert(start.elapsed().as_secs_f64() * 1000.0);
+            }
+            Some("lobby") => {
+                // The host starts once its three guests are ready (the room could start with
+                // one; a later guest's `ready` would then meet the countdown).
+                let ready = v["seats"]
+                    .as_array()
+                    .map_or(0, |s| s.iter().filter(|s| s["ready"] == true).count());
+                if let Role::Host { .. } = role
+                    && !started
+                    && v["can_start"] == true
+                    && ready >= 3
+                {
+                    started = true;
+                    let _ = tx
+                        .send(Message::text(json!({"type": "start"}).to_string()))
+                        .await;
+                }
+            }
+            Some("snap") => {
+                let now = Instant::now();
+                if now >= measure_from {
+                    window_start.get_or_insert(now);
+                    stats.snaps += 1;
+                    stats.full += (v["raw"]["full"] == true) as u64;
+                    stats.bytes += text.len() as u64;
+                    if let Some(sent) = pending_echo.take() {
+                        stats.echo_ms.push(sent.elapsed().as_secs_f64() * 1000.0);
+                    }
+                }
+                if apply_frame(&mut merged, &v["raw"]).is_err() {
+                    stats.error = Some("a frame that does not merge".into());
+                    break;
+                }
+                let view = match merged.as_ref().map(FrameView::from_json) {
+                    Some(Ok(view)) => view,
+                    Some(Err(e)) => {
+                        stats.error = Some(format!("a merged frame that does not decode: {e}"));
+                        break;
+                    }
+                    None => continue,
+                };
+                for i in team.decide(&view) {
+                    let face = i.face.map(|f| faces[f as usize % 4]);
+                    let msg = json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face});
+                    if tx.send(Message::text(msg.to_string())).await.is_err() {
+                        break;
+                    }
+                    if now >= measure_from {
+                        pending_echo.get_or_insert(now);
+                    }
+                }
+            }
+            Some("err") => {
+                stats.error = Some(format!("err {}", v["code"]));
+            }
+            _ => {}
+        }
+    }
+    stats.seconds = window_start.map_or(0.0, |w| w.elapsed().as_secs_f64());
+    let _ = tx.send(Message::Close(None)).await;
+    stats
+}
