@@ -300,8 +300,9 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
     );
     // The history's counters are there too, for an operator's alert on dropped batches.
     assert!(
-        metrics
-            .contains("# TYPE undercooked_batches_dropped counter\nundercooked_batches_dropped 0"),
+        metrics.contains(
+            "# TYPE undercooked_history_batches_dropped counter\nundercooked_history_batches_dropped_total 0"
+        ),
         "{metrics}"
     );
     server.stop().await;

@@ -85,7 +85,7 @@ impl Room {
                     Some(cmd) => self.command(cmd).is_continue(),
                     None => false,
                 },
-                _ = timer.tick() => self.on_timer(),
+                scheduled = timer.tick() => self.on_timer(scheduled.into_std()),
             };
             self.publish();
             if !go_on {
@@ -166,12 +166,17 @@ impl Room {
 
     /// The periodic work: ticks while playing, countdown and announcement steps, grace
     /// timers. Returns false when the room should close.
-    fn on_timer(&mut self) -> bool {
+    fn on_timer(&mut self, scheduled: Instant) -> bool {
         let now = Instant::now();
         match &self.phase {
             Phase::Closed => return false,
             Phase::Countdown { at, .. } if now >= *at => self.countdown_step(),
-            Phase::Playing(_) => self.tick(),
+            Phase::Playing(_) => {
+                // Tick health: how late the tick started against its schedule, how long it ran.
+                self.tick();
+                let lateness = now.saturating_duration_since(scheduled);
+                self.shared.census.ticks.observe(now.elapsed(), lateness);
+            }
             Phase::RoundEnd {
                 announce_at: Some(at),
                 ..

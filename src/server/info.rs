@@ -1,5 +1,5 @@
 //! What the server tells without a room: the levels, a session (with its quests), the
-//! census (`/api/stats`), the same counters as Prometheus text (`/metrics`), and health.
+//! census (`/api/stats`; `/metrics` writes the same census in `metrics.rs`), and health.
 
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
@@ -116,6 +116,7 @@ pub fn census(shared: &Shared) -> Value {
         .collect();
     let chain =
         |f: fn(&crate::store::chain::ChainStats) -> u64| shared.chain().map_or(0, |c| f(&c.stats));
+    let process = crate::shared::census::process_now();
     json!({
         "rooms": rooms,
         "sockets": s.sockets.load(Relaxed),
@@ -137,97 +138,15 @@ pub fn census(shared: &Shared) -> Value {
         "events_written": chain(|c| c.events_written.load(Relaxed)),
         "write_errors": chain(|c| c.write_errors.load(Relaxed)),
         "outbox_pending": chain(|c| c.outbox_pending.load(Relaxed)),
+        "ticks": {
+            "observed": s.ticks.count(),
+            "late": s.ticks.late.get(),
+            "max_duration_ms": s.ticks.worst_us().0 as f64 / 1000.0,
+            "max_lateness_ms": s.ticks.worst_us().1 as f64 / 1000.0,
+        },
+        "process": {
+            "cpu_seconds": process.0,
+            "resident_bytes": process.1,
+        },
     })
-}
-
-/// The single-valued counters of `/metrics`: (name, help, Prometheus type).
-const METRICS: [(&str, &str, &str); 18] = [
-    ("sockets", "Open WebSocket connections.", "gauge"),
-    ("spectators", "Watching connections.", "gauge"),
-    (
-        "send_queue_max",
-        "High-water mark of any connection's send queue.",
-        "gauge",
-    ),
-    ("memory_mb", "Peak resident memory, MiB.", "gauge"),
-    ("rounds_started", "Rounds started.", "counter"),
-    (
-        "rounds_completed",
-        "Rounds that reached a verdict.",
-        "counter",
-    ),
-    ("rounds_aborted", "Rounds aborted.", "counter"),
-    ("inputs_received", "Input frames queued.", "counter"),
-    (
-        "inputs_dropped",
-        "Input frames dropped by the per-tick queue.",
-        "counter",
-    ),
-    (
-        "stale_seqs",
-        "Input frames behind the connection's seq.",
-        "counter",
-    ),
-    (
-        "clamped_moves",
-        "Input moves clamped to magnitude 1.",
-        "counter",
-    ),
-    ("input_gaps", "Input seq jumps larger than 3.", "counter"),
-    (
-        "events_dropped",
-        "Events over the 24-per-frame cap.",
-        "counter",
-    ),
-    ("batches_written", "History batches written.", "counter"),
-    (
-        "batches_dropped",
-        "History batches dropped (20 pending, or a failed write).",
-        "counter",
-    ),
-    ("events_written", "History event rows written.", "counter"),
-    ("write_errors", "History writes that failed.", "counter"),
-    (
-        "outbox_pending",
-        "Round results waiting in the outbox.",
-        "gauge",
-    ),
-];
-
-pub fn metrics_text(shared: &Shared) -> String {
-    let c = census(shared);
-    let mut out = String::new();
-    let mut family = |name: &str, help: &str, kind: &str, lines: Vec<(String, Value)>| {
-        out.push_str(&format!(
-            "# HELP undercooked_{name} {help}\n# TYPE undercooked_{name} {kind}\n"
-        ));
-        for (labels, v) in lines {
-            out.push_str(&format!("undercooked_{name}{labels} {v}\n"));
-        }
-    };
-    let labelled = |key: &str, label: &str| -> Vec<(String, Value)> {
-        c[key]
-            .as_object()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (format!("{{{label}=\"{k}\"}}"), v))
-            .collect()
-    };
-    family(
-        "rooms",
-        "Rooms by state.",
-        "gauge",
-        labelled("rooms", "state"),
-    );
-    for (name, help, kind) in METRICS {
-        family(name, help, kind, vec![(String::new(), c[name].clone())]);
-    }
-    family(
-        "refusals",
-        "Connections refused or closed, by close code.",
-        "counter",
-        labelled("refusals", "code"),
-    );
-    out
 }

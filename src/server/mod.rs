@@ -10,6 +10,7 @@
 mod assets;
 mod guard;
 mod info;
+mod metrics;
 mod replays_api;
 mod reply;
 mod rooms_api;

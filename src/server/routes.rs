@@ -108,8 +108,8 @@ fn info(
         .and(warp::get())
         .and(with(shared))
         .map(|s: Arc<Shared>| {
-            let text = info::metrics_text(&s);
-            warp::reply::with_header(text, "content-type", "text/plain; version=0.0.4")
+            let text = super::metrics::text(&s);
+            warp::reply::with_header(text, "content-type", super::metrics::CONTENT_TYPE)
                 .into_response()
         });
     let health = warp::path!("healthz")

@@ -3,9 +3,69 @@
 //! Atomics, so counting never waits and no request ever waits on a room. The room
 //! registry keeps the per-state room counts; this keeps everything that is a running total.
 
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+/// A tick that starts this much after its schedule counts as late.
+pub const LATE: Duration = Duration::from_millis(5);
+
+/// How every room's ticks went: durations and start lateness as histograms (seconds,
+/// buckets from 25 µs doubling to about 0.4 s, so p50/p99 are derivable), the worst of
+/// each, and the ticks that started more than 5 ms late.
+pub struct TickHealth {
+    pub duration: Histogram,
+    pub lateness: Histogram,
+    pub late: Counter,
+    observed: AtomicU64,
+    max_duration_us: AtomicU64,
+    max_lateness_us: AtomicU64,
+}
+
+impl Default for TickHealth {
+    fn default() -> Self {
+        let buckets = || exponential_buckets(0.000_025, 2.0, 15);
+        TickHealth {
+            duration: Histogram::new(buckets()),
+            lateness: Histogram::new(buckets()),
+            late: Counter::default(),
+            observed: AtomicU64::new(0),
+            max_duration_us: AtomicU64::new(0),
+            max_lateness_us: AtomicU64::new(0),
+        }
+    }
+}
+
+impl TickHealth {
+    pub fn observe(&self, duration: Duration, lateness: Duration) {
+        self.duration.observe(duration.as_secs_f64());
+        self.lateness.observe(lateness.as_secs_f64());
+        if lateness > LATE {
+            self.late.inc();
+        }
+        self.observed.fetch_add(1, Relaxed);
+        self.max_duration_us
+            .fetch_max(duration.as_micros() as u64, Relaxed);
+        self.max_lateness_us
+            .fetch_max(lateness.as_micros() as u64, Relaxed);
+    }
+
+    /// Ticks observed.
+    pub fn count(&self) -> u64 {
+        self.observed.load(Relaxed)
+    }
+
+    /// The longest tick and the latest start, in microseconds.
+    pub fn worst_us(&self) -> (u64, u64) {
+        (
+            self.max_duration_us.load(Relaxed),
+            self.max_lateness_us.load(Relaxed),
+        )
+    }
+}
 
 #[derive(Default)]
 pub struct Census {
@@ -20,6 +80,7 @@ pub struct Census {
     pub clamped_moves: AtomicU64,
     pub input_gaps: AtomicU64,
     pub events_dropped: AtomicU64,
+    pub ticks: TickHealth,
     /// Connections refused or closed, by close code (and `403` for refused upgrades).
     refusals: Mutex<BTreeMap<u16, u64>>,
 }
@@ -51,6 +112,26 @@ impl Census {
 }
 
 /// Resident memory high-water mark, in MiB (Linux; 0 elsewhere).
+/// This process's CPU seconds (user + system) and resident bytes now, from /proc (Linux; 0
+/// elsewhere).
+pub fn process_now() -> (f64, u64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let field = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are in clock ticks, 100 a second on Linux.
+    let cpu = (field(11) + field(12)) / 100.0;
+    let rss_kb = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .unwrap_or(0);
+    (cpu, rss_kb * 1024)
+}
+
 pub fn memory_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()

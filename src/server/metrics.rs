@@ -1,0 +1,188 @@
+//! `/metrics`: the census in the OpenMetrics text format, written by `prometheus-client`
+//! (names and types follow the conventions: counters end in `_total`, times in `_seconds`,
+//! sizes in `_bytes`). A registry is built per scrape from the census's atomics; the tick
+//! histograms are the census's own, shared.
+
+use crate::shared::Shared;
+use crate::shared::census::{memory_mb, process_now};
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// The content type the text is written in.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+fn counter(v: u64) -> Counter {
+    let c = Counter::default();
+    c.inc_by(v);
+    c
+}
+
+fn gauge(v: i64) -> Gauge {
+    let g = Gauge::default();
+    g.set(v);
+    g
+}
+
+fn gauge_f64(v: f64) -> Gauge<f64, AtomicU64> {
+    let g = Gauge::<f64, AtomicU64>::default();
+    g.set(v);
+    g
+}
+
+pub fn text(shared: &Shared) -> String {
+    let c = &shared.census;
+    let mut root = Registry::default();
+    let (cpu, rss) = process_now();
+    let cpu_total = Counter::<f64, AtomicU64>::default();
+    cpu_total.inc_by(cpu);
+    root.register(
+        "process_cpu_seconds",
+        "User and system CPU time spent",
+        cpu_total,
+    );
+    root.register(
+        "process_resident_memory_bytes",
+        "Resident memory size",
+        gauge(rss as i64),
+    );
+    let r = root.sub_registry_with_prefix("undercooked");
+    let rooms = Family::<Vec<(String, String)>, Gauge>::default();
+    let (by_state, spectators) = shared.rooms.headcount();
+    for (state, n) in by_state.iter() {
+        rooms
+            .get_or_create(&vec![("state".into(), state.name().into())])
+            .set(*n as i64);
+    }
+    r.register("rooms", "Rooms by state", rooms);
+    r.register(
+        "sockets",
+        "Open WebSocket connections (players and spectators)",
+        gauge(c.sockets.load(Relaxed) as i64),
+    );
+    r.register(
+        "spectators",
+        "Watching connections",
+        gauge(spectators as i64),
+    );
+    r.register(
+        "send_queue_max",
+        "High-water mark of any connection's send queue, in frames",
+        gauge(c.send_queue_max.load(Relaxed) as i64),
+    );
+    r.register(
+        "memory_peak_bytes",
+        "Peak resident memory",
+        gauge((memory_mb() * 1024.0 * 1024.0) as i64),
+    );
+    for (name, help, v) in [
+        ("rounds_started", "Rounds started", &c.rounds_started),
+        (
+            "rounds_completed",
+            "Rounds that reached a verdict",
+            &c.rounds_completed,
+        ),
+        ("rounds_aborted", "Rounds aborted", &c.rounds_aborted),
+        ("inputs_received", "Input frames queued", &c.inputs_received),
+        (
+            "inputs_dropped",
+            "Input frames dropped by the per-tick queue",
+            &c.inputs_dropped,
+        ),
+        (
+            "stale_seqs",
+            "Input frames behind the connection's seq",
+            &c.stale_seqs,
+        ),
+        (
+            "clamped_moves",
+            "Input moves clamped to magnitude 1",
+            &c.clamped_moves,
+        ),
+        ("input_gaps", "Input seq jumps larger than 3", &c.input_gaps),
+        (
+            "events_dropped",
+            "Events over the 24-per-frame cap",
+            &c.events_dropped,
+        ),
+    ] {
+        r.register(name, help, counter(v.load(Relaxed)));
+    }
+    let refusals = Family::<Vec<(String, String)>, Counter>::default();
+    for (code, n) in c.refusals() {
+        refusals
+            .get_or_create(&vec![("code".into(), code.to_string())])
+            .inc_by(n);
+    }
+    r.register(
+        "refusals",
+        "Connections refused or closed, by close code",
+        refusals,
+    );
+    let t = &c.ticks;
+    r.register(
+        "tick_duration_seconds",
+        "How long each playing room's tick ran",
+        t.duration.clone(),
+    );
+    r.register(
+        "tick_lateness_seconds",
+        "How late each tick started against its schedule",
+        t.lateness.clone(),
+    );
+    r.register(
+        "ticks_late",
+        "Ticks that started more than 5 ms late",
+        t.late.clone(),
+    );
+    let (worst_run, worst_late) = t.worst_us();
+    r.register(
+        "tick_duration_max_seconds",
+        "The longest tick since the server started",
+        gauge_f64(worst_run as f64 / 1e6),
+    );
+    r.register(
+        "tick_lateness_max_seconds",
+        "The latest tick start since the server started",
+        gauge_f64(worst_late as f64 / 1e6),
+    );
+    if let Some(chain) = shared.chain() {
+        let s = &chain.stats;
+        for (name, help, v) in [
+            (
+                "history_batches_written",
+                "History batches written",
+                &s.batches_written,
+            ),
+            (
+                "history_batches_dropped",
+                "History batches dropped (20 pending, or a failed write)",
+                &s.batches_dropped,
+            ),
+            (
+                "history_events_written",
+                "History event rows written",
+                &s.events_written,
+            ),
+            (
+                "history_write_errors",
+                "History writes that failed",
+                &s.write_errors,
+            ),
+        ] {
+            r.register(name, help, counter(v.load(Relaxed)));
+        }
+        r.register(
+            "history_outbox_pending",
+            "Round results waiting in the outbox",
+            gauge(s.outbox_pending.load(Relaxed) as i64),
+        );
+    }
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = encode(&mut out, &root);
+    out
+}
