@@ -95,6 +95,12 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
     // Every room's countdown (3 s) and first frames before the window opens.
     let measure_from = Instant::now() + Duration::from_secs_f64(ramp_s + 5.0);
     let until = measure_from + config.duration;
+    // Only the window's CPU counts (opening rooms and countdowns are not play); read at the
+    // window's start even if opening the rooms is still going on.
+    let cpu_at_start = tokio::spawn(async move {
+        tokio::time::sleep_until(measure_from.into()).await;
+        own_cpu_seconds()
+    });
     let mut seats = Vec::new();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let began = Instant::now();
@@ -129,16 +135,11 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
         progress(began.elapsed().as_secs_f64(), (until - began).as_secs_f64());
     }
     let total = (until - began).as_secs_f64();
-    // Only the window's CPU counts: opening rooms and countdowns are not play.
-    let mut cpu0 = None;
     while Instant::now() < until {
-        if cpu0.is_none() && Instant::now() >= measure_from {
-            cpu0 = Some(own_cpu_seconds());
-        }
         progress(began.elapsed().as_secs_f64(), total);
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let cpu = own_cpu_seconds() - cpu0.unwrap_or_else(own_cpu_seconds);
+    let cpu = own_cpu_seconds() - cpu_at_start.await.unwrap_or(0.0);
     let mut all: Vec<SeatStats> = Vec::new();
     for s in seats {
         match s.await {

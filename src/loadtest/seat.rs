@@ -171,7 +171,7 @@ pub async fn play(
                 }
             }
             Some("err") => {
-                stats.error = Some(format!("err {}", v["code"]));
+                stats.error = Some(format!("err {}: {}", v["code"], v["msg"]));
             }
             _ => {}
         }

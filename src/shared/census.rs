@@ -13,9 +13,10 @@ use std::time::Duration;
 /// A tick that starts this much after its schedule counts as late.
 pub const LATE: Duration = Duration::from_millis(5);
 
-/// How every room's ticks went: durations and start lateness as histograms (seconds,
-/// buckets from 25 µs doubling to about 0.4 s, so p50/p99 are derivable), the worst of
-/// each, and the ticks that started more than 5 ms late.
+/// How every room's ticks went: durations and start lateness as histograms (seconds, so
+/// p50/p99 are derivable; durations in buckets from 25 µs doubling to about 0.4 s, lateness
+/// in buckets with an edge at the 5 ms that counts as late), the worst of each, and the
+/// ticks that started more than 5 ms late.
 pub struct TickHealth {
     pub duration: Histogram,
     pub lateness: Histogram,
@@ -27,10 +28,12 @@ pub struct TickHealth {
 
 impl Default for TickHealth {
     fn default() -> Self {
-        let buckets = || exponential_buckets(0.000_025, 2.0, 15);
+        const LATENESS_MS: [f64; 15] = [
+            0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 7.5, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0,
+        ];
         TickHealth {
-            duration: Histogram::new(buckets()),
-            lateness: Histogram::new(buckets()),
+            duration: Histogram::new(exponential_buckets(0.000_025, 2.0, 15)),
+            lateness: Histogram::new(LATENESS_MS.iter().map(|ms| ms / 1000.0)),
             late: Counter::default(),
             observed: AtomicU64::new(0),
             max_duration_us: AtomicU64::new(0),

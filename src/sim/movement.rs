@@ -18,8 +18,18 @@ pub fn clamp_intent(x: i32, y: i32) -> (i16, i16) {
     if m2 <= 1_000_000 {
         return (x as i16, y as i16);
     }
+    // The floored root makes the quotients up to a thousandth too long; shorten the longer
+    // axis until the intent is within magnitude 1 (a client sending it must not be refused).
     let m = (m2 as u64).isqrt() as i64;
-    ((x * 1000 / m) as i16, (y * 1000 / m) as i16)
+    let (mut x, mut y) = (x * 1000 / m, y * 1000 / m);
+    while x * x + y * y > 1_000_000 {
+        if x.abs() >= y.abs() {
+            x -= x.signum();
+        } else {
+            y -= y.signum();
+        }
+    }
+    (x as i16, y as i16)
 }
 
 /// The facing a move implies: the dominant axis, an exact diagonal resolving to the
@@ -155,6 +165,19 @@ mod tests {
         assert_eq!(clamp_intent(1000, 1000), (707, 707));
         assert_eq!(clamp_intent(600, 800), (600, 800));
         assert_eq!(clamp_intent(50_000, 0), (1000, 0));
+    }
+
+    #[test]
+    fn no_clamped_intent_is_longer_than_one() {
+        // Every direction a bot or client can ask for, clamped, is within the unit circle
+        // (the server refuses a sent move longer than 1 by more than float noise).
+        for x in (-1000..=1000).step_by(7) {
+            for y in [-1000, -999, -731, -500, 1, 333, 999, 1000] {
+                let (cx, cy) = clamp_intent(x, y);
+                let m2 = cx as i64 * cx as i64 + cy as i64 * cy as i64;
+                assert!(m2 <= 1_000_000, "({x}, {y}) -> ({cx}, {cy})");
+            }
+        }
     }
 
     #[test]
