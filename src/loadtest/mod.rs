@@ -99,7 +99,7 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
     // window's start even if opening the rooms is still going on.
     let cpu_at_start = tokio::spawn(async move {
         tokio::time::sleep_until(measure_from.into()).await;
-        own_cpu_seconds()
+        crate::shared::census::process_now().0
     });
     let mut seats = Vec::new();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
@@ -139,7 +139,7 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
         progress(began.elapsed().as_secs_f64(), total);
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let cpu = own_cpu_seconds() - cpu_at_start.await.unwrap_or(0.0);
+    let cpu = crate::shared::census::process_now().0 - cpu_at_start.await.unwrap_or(0.0);
     let mut all: Vec<SeatStats> = Vec::new();
     for s in seats {
         match s.await {
@@ -223,13 +223,4 @@ fn token_of(v: &serde_json::Value) -> Result<String, String> {
         .as_str()
         .map(str::to_string)
         .ok_or_else(|| "no token in the answer".to_string())
-}
-
-/// This process's CPU seconds (user + system), from /proc (Linux); 0 elsewhere.
-fn own_cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
 }
