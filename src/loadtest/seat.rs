@@ -4,6 +4,7 @@
 use crate::bots::BotTeam;
 use crate::sim::Level;
 use crate::wire::merge::apply_frame;
+use crate::wire::messages::client::FACES;
 use crate::wire::view::FrameView;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -79,7 +80,6 @@ pub async fn play(
     let mut pending_echo: Option<Instant> = None;
     let mut started = false;
     let mut window_start: Option<Instant> = None;
-    let faces = ["up", "right", "down", "left"];
     loop {
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -160,7 +160,7 @@ pub async fn play(
                     None => continue,
                 };
                 for i in team.decide(&view) {
-                    let face = i.face.map(|f| faces[f as usize % 4]);
+                    let face = i.face.map(|f| FACES[f as usize % 4]);
                     let msg = json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face});
                     if tx.send(Message::text(msg.to_string())).await.is_err() {
                         break;

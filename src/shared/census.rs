@@ -124,24 +124,21 @@ pub fn process_now() -> (f64, u64) {
     let field = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     // utime and stime are in clock ticks, 100 a second on Linux.
     let cpu = (field(11) + field(12)) / 100.0;
-    let rss_kb = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .unwrap_or(0);
-    (cpu, rss_kb * 1024)
+    (cpu, status_kb("VmRSS:") * 1024)
 }
 
-pub fn memory_mb() -> f64 {
+/// One `kB` line of /proc/self/status (`VmRSS:`, `VmHWM:`), 0 when unreadable.
+fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         })
-        .map_or(0.0, |kb| (kb / 1024.0 * 10.0).round() / 10.0)
+        .unwrap_or(0)
+}
+
+pub fn memory_mb() -> f64 {
+    (status_kb("VmHWM:") as f64 / 1024.0 * 10.0).round() / 10.0
 }

@@ -341,7 +341,7 @@ impl Client {
     }
 }
 
-const FACES: [&str; 4] = ["up", "right", "down", "left"];
+use undercooked::wire::messages::client::FACES;
 
 /// Plays one seat with a bot from the frames the socket delivers, until the `round` frame.
 pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Client {

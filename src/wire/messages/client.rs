@@ -155,6 +155,9 @@ fn length(kind: &str, field: &str, s: &str, min: usize, max: usize) -> Result<()
     Ok(())
 }
 
+/// The `face` names of an `input`, by facing index (0 up, 1 right, 2 down, 3 left).
+pub const FACES: [&str; 4] = ["up", "right", "down", "left"];
+
 /// Tolerance for a move whose magnitude is over 1 only by float noise (then it is clamped).
 const MAGNITUDE_SLACK: f64 = 1e-6;
 
@@ -261,10 +264,9 @@ fn input(value: Value) -> Result<InputMsg, Refusal> {
     }
     let face = match b.face.as_deref() {
         None => None,
-        Some("up") => Some(0),
-        Some("right") => Some(1),
-        Some("down") => Some(2),
-        Some("left") => Some(3),
+        Some(name) if FACES.contains(&name) => {
+            FACES.iter().position(|f| *f == name).map(|i| i as u8)
+        }
         Some(other) => {
             return Err(bad(format!(
                 "input.face {other:?} is not up/right/down/left"
