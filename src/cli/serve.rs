@@ -36,7 +36,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     std::fs::create_dir_all(config.data_dir.join("replays"))
         .with_context(|| format!("creating {}", config.data_dir.display()))?;
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = config.worker_threads {
+        runtime.worker_threads(n);
+    }
+    let runtime = runtime
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
     runtime.block_on(async move {
         // Signal handlers first: a SIGTERM that arrives while the database opens still
         // shuts down cleanly instead of killing the process.

@@ -1,12 +1,16 @@
-//! One WebSocket connection: its writer, its reader with the guards and the handshake
-//! window, and the routing of what it reads.
+//! One WebSocket connection, served by one task: what the room queues goes out, what the
+//! client sends is checked and routed.
 //!
-//! The writer drains the connection's bounded queue (filled by the room without ever
-//! waiting) into the socket, after the configured test latency; frames are the room's
-//! shared bytes, written as they are. The reader enforces the transport rules (`guard`),
-//! the 5 s handshake window and the 12 s heartbeat, answers `ping` itself, and sends the
-//! room `hello` and every other message. The connection id travels with every message to
-//! the room, so a late close from a replaced socket only ever removes itself.
+//! The task waits on three things at once: the connection's bounded queue (filled by the
+//! room without ever waiting), the socket, and the deadline of its current window. Frames
+//! are the room's shared bytes, written as they are; what is queued by the time the task
+//! wakes goes out in one write. Reading and writing share the task so that a frame costs
+//! one wake-up, not a hand-over between a reader and a writer (see docs/PERFORMANCE.md).
+//! The reading side enforces the transport rules (`guard`), the 5 s handshake window and
+//! the 12 s heartbeat, answers `ping` itself, and sends the room `hello` and every other
+//! message. The connection id travels with every message to the room, so a late close
+//! from a replaced socket only ever removes itself. A test latency (`sim_latency_ms`)
+//! holds each queued frame back that long before it is written.
 
 use super::guard::{Checked, Guard};
 use crate::shared::Shared;
@@ -16,9 +20,9 @@ use crate::wire::messages::{
     ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
     parse_client,
 };
-use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use hyper_util::rt::TokioIo;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
@@ -36,12 +40,10 @@ pub type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 const DRAIN: Duration = Duration::from_secs(3);
 
 /// Serves one socket for room `code` until it closes.
-pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
-    let (link, rx) = ConnLink::open(shared.conn_id());
+pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
+    let (link, mut rx) = ConnLink::open(shared.conn_id());
     shared.census.sockets.fetch_add(1, Relaxed);
-    let (sink, stream) = ws.split();
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
-    let writer = tokio::spawn(write(sink, rx, latency));
     let mut reader = Reader {
         room: shared.rooms.get(&code),
         guard: Guard::new(
@@ -54,51 +56,125 @@ pub async fn serve(ws: Socket, code: String, shared: Arc<Shared>) {
         code,
         shared: shared.clone(),
     };
-    reader.read(stream).await;
+    let mut writer = Writer {
+        held: VecDeque::new(),
+        latency,
+        closed: false,
+    };
+    drive(&mut ws, &mut rx, &mut reader, &mut writer).await;
     if reader.joined
         && let Some(room) = reader.room.as_ref()
     {
         let _ = room.tx.send(RoomCmd::Gone { conn: link.id }).await;
     }
-    drop(reader);
-    drop(link);
-    // Let the writer flush what is queued (a close frame, a last error), briefly.
-    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
     shared.census.sockets.fetch_sub(1, Relaxed);
 }
 
-/// The writing half: queued frames out, in order, until a close (sent last) or the end.
-async fn write(
-    mut sink: SplitSink<Socket, Message>,
-    mut rx: mpsc::Receiver<Out>,
-    latency: Duration,
+/// The connection's one loop: queued frames out, client frames in, until the socket ends
+/// or the window of its state passes.
+async fn drive(
+    ws: &mut Socket,
+    rx: &mut mpsc::Receiver<Out>,
+    reader: &mut Reader,
+    writer: &mut Writer,
 ) {
-    let mut batch = Vec::new();
-    while let Some(first) = rx.recv().await {
-        if !latency.is_zero() {
-            tokio::time::sleep(latency).await;
-        }
-        // What is queued by now goes out together (after the one latency wait).
-        batch.push(first);
-        while let Ok(more) = rx.try_recv() {
-            batch.push(more);
-        }
-        for out in batch.drain(..) {
-            let sent = match out {
-                Out::Text(frame) => sink.send(Message::Text(frame.bytes().clone())).await,
-                Out::Close(c) => {
-                    let close = CloseFrame {
-                        code: CloseCode::from(c),
-                        reason: "".into(),
-                    };
-                    let _ = sink.send(Message::Close(Some(close))).await;
+    let opened = Instant::now();
+    let mut last_seen = Instant::now();
+    loop {
+        let deadline = match reader.closing {
+            Some(since) => since + DRAIN,
+            None if reader.joined => last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S),
+            None => opened + Duration::from_secs(limits::HANDSHAKE_S),
+        };
+        let due = writer.held.front().map(|(at, _)| *at);
+        tokio::select! {
+            biased;
+            out = rx.recv(), if !writer.closed => {
+                // The task holds a link itself, so the queue never ends while it runs.
+                let Some(out) = out else { return };
+                writer.held.push_back((Instant::now() + writer.latency, out));
+                while let Ok(more) = rx.try_recv() {
+                    writer.held.push_back((Instant::now() + writer.latency, more));
+                }
+                if writer.latency.is_zero() && !writer.flush_due(ws, reader).await {
                     return;
                 }
-            };
-            if sent.is_err() {
-                return;
+            }
+            _ = sleep_until(due), if due.is_some() => {
+                if !writer.flush_due(ws, reader).await {
+                    return;
+                }
+            }
+            read = tokio::time::timeout_at(deadline.into(), ws.next()) => {
+                let frame = match read {
+                    Ok(Some(Ok(m))) => m,
+                    Ok(Some(Err(_))) | Ok(None) => return,
+                    Err(_) if reader.closing.is_some() => return,
+                    Err(_) => {
+                        reader.silent();
+                        continue;
+                    }
+                };
+                last_seen = Instant::now();
+                // After the server's close, or on a close, ping or pong: read on, so the
+                // close handshake completes and the client sees the close code.
+                if reader.closing.is_some() || frame.is_close() || frame.is_ping() || frame.is_pong() {
+                    continue;
+                }
+                reader.frame(frame).await;
             }
         }
+    }
+}
+
+/// Waits until `at` (a pending future when there is nothing held).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The writing side's state: frames held for the test latency, and whether the close
+/// went out (after it nothing else is written).
+struct Writer {
+    held: VecDeque<(Instant, Out)>,
+    latency: Duration,
+    closed: bool,
+}
+
+impl Writer {
+    /// Writes every held frame that is due, in one flush. False when the socket failed
+    /// or a client that stopped reading held a write past the heartbeat window.
+    async fn flush_due(&mut self, ws: &mut Socket, reader: &mut Reader) -> bool {
+        let window = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
+        let written = tokio::time::timeout(window, async {
+            let now = Instant::now();
+            while let Some((at, _)) = self.held.front()
+                && *at <= now
+            {
+                let Some((_, out)) = self.held.pop_front() else {
+                    break;
+                };
+                if self.closed {
+                    continue;
+                }
+                let msg = match out {
+                    Out::Text(frame) => Message::Text(frame.bytes().clone()),
+                    Out::Close(c) => {
+                        self.closed = true;
+                        reader.closing.get_or_insert(now);
+                        Message::Close(Some(CloseFrame {
+                            code: CloseCode::from(c),
+                            reason: "".into(),
+                        }))
+                    }
+                };
+                ws.feed(msg).await?;
+            }
+            ws.flush().await
+        });
+        matches!(written.await, Ok(Ok(())))
     }
 }
 
@@ -118,38 +194,6 @@ struct Reader {
 }
 
 impl Reader {
-    async fn read(&mut self, mut stream: SplitStream<Socket>) {
-        let opened = Instant::now();
-        let mut last_seen = Instant::now();
-        loop {
-            if let Some(since) = self.closing {
-                match tokio::time::timeout_at((since + DRAIN).into(), stream.next()).await {
-                    Ok(Some(Ok(_))) => continue,
-                    _ => return,
-                }
-            }
-            let deadline = if self.joined {
-                last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S)
-            } else {
-                opened + Duration::from_secs(limits::HANDSHAKE_S)
-            };
-            let frame = match tokio::time::timeout_at(deadline.into(), stream.next()).await {
-                Ok(Some(Ok(m))) => m,
-                Ok(Some(Err(_))) | Ok(None) => return,
-                Err(_) => {
-                    self.silent();
-                    continue;
-                }
-            };
-            last_seen = Instant::now();
-            // A close: keep reading until the stream ends so the close handshake completes.
-            if frame.is_close() || frame.is_ping() || frame.is_pong() {
-                continue;
-            }
-            self.frame(frame).await;
-        }
-    }
-
     /// Silence past the window: no hello in time (4400), or a dead client (1000).
     fn silent(&mut self) {
         let code = if self.joined {

@@ -91,6 +91,10 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_EMPTY_ROOM_GRACE_S", default_value = "30",
           value_parser = ranged::<u64>("UNDERCOOKED_EMPTY_ROOM_GRACE_S", 1, 86_400))]
     pub empty_room_grace_s: u64,
+    /// Threads that run rooms and sockets (default: one per core).
+    #[arg(long, env = "UNDERCOOKED_WORKER_THREADS",
+          value_parser = ranged::<usize>("UNDERCOOKED_WORKER_THREADS", 1, 256))]
+    pub worker_threads: Option<usize>,
 }
 
 /// The settings, checked as a whole.
@@ -115,6 +119,8 @@ pub struct ServerConfig {
     pub guest_idle_timeout_s: u64,
     /// How long an empty room in the lobby or after a round stays open.
     pub empty_room_grace_s: u64,
+    /// Runtime worker threads; `None` is one per core.
+    pub worker_threads: Option<usize>,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -156,6 +162,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             test_mode: a.test_mode,
             guest_idle_timeout_s: a.guest_idle_timeout_s,
             empty_room_grace_s: a.empty_room_grace_s,
+            worker_threads: a.worker_threads,
         })
     }
 }
@@ -205,6 +212,7 @@ impl Default for ServerConfig {
             test_mode: false,
             guest_idle_timeout_s: 45,
             empty_room_grace_s: 30,
+            worker_threads: None,
         }
     }
 }
