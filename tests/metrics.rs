@@ -89,3 +89,54 @@ async fn after_a_round_the_scrape_parses_and_holds_the_tick_health() {
     assert_eq!(number("undercooked_rounds_completed_total"), 1.0);
     server.stop().await;
 }
+
+/// One gauge sample's value, by its name and one label.
+fn labelled(text: &str, name: &str, label: &str) -> Option<f64> {
+    let series = format!("{name}{{{label}}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&series))
+        .and_then(|v| v.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_are_counted_by_state_and_rooms_by_their_send_queue_mark() {
+    // Given a room with one seated socket and one socket that has not said hello.
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ada").await;
+    let _seated = server::Client::hello(server.addr, &code, &token).await;
+    let _silent = server::Client::connect(server.addr, &code).await;
+    // When /metrics is scraped (after the silent socket's upgrade is served).
+    let mut text = String::new();
+    for _ in 0..50 {
+        let (_, body) = server::http(server.addr, "GET", "/metrics", None, &[]).await;
+        text = body.as_str().unwrap().to_string();
+        if labelled(&text, "undercooked_sockets_by_state", "state=\"handshake\"") == Some(1.0) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Then each is counted in its state, and the one room in one band of send-queue marks.
+    let state = |s: &str| {
+        labelled(&text, "undercooked_sockets_by_state", &format!("state=\"{s}\""))
+    };
+    assert_eq!(state("handshake"), Some(1.0), "{text}");
+    assert_eq!(state("joined"), Some(1.0), "{text}");
+    assert_eq!(state("closing"), Some(0.0), "{text}");
+    let bands: f64 = ["0-1", "2", "3-4", "5-16", "17-63", "64"]
+        .iter()
+        .map(|b| {
+            labelled(
+                &text,
+                "undercooked_rooms_by_send_queue_high_water",
+                &format!("high_water=\"{b}\""),
+            )
+            .unwrap_or_else(|| panic!("band {b} missing: {text}"))
+        })
+        .sum();
+    assert_eq!(bands, 1.0, "{text}");
+    // And /api/stats says the same, with the room's own mark by its code.
+    let (_, stats) = server::http(server.addr, "GET", "/api/stats", None, &[]).await;
+    assert_eq!(stats["sockets_by_state"]["joined"], 1, "{stats}");
+    assert!(stats["send_queue_high_by_room"][&code].as_u64() >= Some(1), "{stats}");
+    server.stop().await;
+}

@@ -4,7 +4,7 @@
 //! `snap`, and the replay has it); in the lobby it goes out at once as an `ev`. A quest
 //! completion goes to the connection of the session that completed it, and to nobody else.
 
-use super::Room;
+use super::{Outlet, Room};
 use super::phase::Phase;
 use crate::log::{Accepted, player_id};
 use crate::shared::conn::Frame;
@@ -70,7 +70,7 @@ impl Room {
         let Some(conn) = conn else { return };
         let frame = Frame::from(ev_frame(&[quest_event(&c.quest_id, c.progress, c.target)]));
         if let Some(c) = self.seats.conn_mut(conn) {
-            Room::push(&self.shared.census, c, &frame, false);
+            Room::push(Outlet::of(&self.shared, &self.info), c, &frame, false);
         }
     }
 }

@@ -197,9 +197,12 @@ impl Room {
 
     /// Queues a frame for one connection without waiting. A full queue drops it; a dropped
     /// `snap` marks the connection `needs_full`, so its stream starts over whole.
-    fn push(census: &Census, conn: &mut Conn, frame: &Frame, is_snap: bool) {
+    fn push(out: Outlet, conn: &mut Conn, frame: &Frame, is_snap: bool) {
         match conn.link.send(frame) {
-            Some(depth) => census.queue_depth(depth),
+            Some(depth) => {
+                out.census.queue_depth(depth);
+                out.info.queued(depth);
+            }
             None if is_snap => conn.needs_full = true,
             None => {}
         }
@@ -208,14 +211,14 @@ impl Room {
     fn send_to(&mut self, conn_id: u64, msg: &ServerMsg) {
         let frame = Frame::from(msg);
         if let Some(conn) = self.seats.conn_mut(conn_id) {
-            Room::push(&self.shared.census, conn, &frame, false);
+            Room::push(Outlet::of(&self.shared, &self.info), conn, &frame, false);
         }
     }
 
     /// One frame, encoded once, to every connection.
     fn broadcast(&mut self, frame: &Frame) {
         for conn in self.seats.conns_mut() {
-            Room::push(&self.shared.census, conn, frame, false);
+            Room::push(Outlet::of(&self.shared, &self.info), conn, frame, false);
         }
     }
 
@@ -226,6 +229,22 @@ impl Room {
         }
         for conn in self.seats.conns_mut() {
             conn.link.close(close::GOING_AWAY);
+        }
+    }
+}
+
+/// What a queued frame is counted in (borrowed apart from the seats it goes to).
+#[derive(Clone, Copy)]
+pub(super) struct Outlet<'a> {
+    census: &'a Census,
+    info: &'a RoomInfo,
+}
+
+impl<'a> Outlet<'a> {
+    pub(super) fn of(shared: &'a Shared, info: &'a RoomInfo) -> Outlet<'a> {
+        Outlet {
+            census: &shared.census,
+            info,
         }
     }
 }

@@ -9,7 +9,7 @@
 //! spectators' own chain every second pass. A tick that panics is caught here and ends in
 //! `verdict`'s crash path; the rest of the server goes on.
 
-use super::Room;
+use super::{Outlet, Room};
 use super::phase::{Phase, Play};
 use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
@@ -248,7 +248,7 @@ impl Room {
         let Phase::Playing(play) = &mut self.phase else {
             return;
         };
-        let census = &self.shared.census;
+        let census = Outlet::of(&self.shared, &self.info);
         play.passes += 1;
         let delta = Frame::from(frame.into_text());
         let ids = &play.round.fold().ids;

@@ -121,7 +121,13 @@ pub fn census(shared: &Shared) -> Value {
         "rooms": rooms,
         "sockets": s.sockets.load(Relaxed),
         "spectators": spectators,
+        "sockets_by_state": s
+            .sockets_by_state()
+            .iter()
+            .map(|(state, n)| (state.name().to_string(), json!(n)))
+            .collect::<serde_json::Map<String, Value>>(),
         "send_queue_max": s.send_queue_max.load(Relaxed),
+        "send_queue_high_by_room": shared.rooms.send_queue_highs(),
         "memory_mb": memory_mb(),
         "rounds_started": s.rounds_started.load(Relaxed),
         "rounds_completed": s.rounds_completed.load(Relaxed),

@@ -33,6 +33,18 @@ fn gauge_f64(v: f64) -> Gauge<f64, AtomicU64> {
     g
 }
 
+/// Bands of a room's send-queue high-water mark (the queue holds 64 frames): a per-room
+/// label would grow with the rooms, so rooms are counted by band instead (and
+/// `/api/stats` lists each room's mark by code).
+const QUEUE_BANDS: [(u8, &str); 6] = [
+    (1, "0-1"),
+    (2, "2"),
+    (4, "3-4"),
+    (16, "5-16"),
+    (63, "17-63"),
+    (u8::MAX, "64"),
+];
+
 pub fn text(shared: &Shared) -> String {
     let c = &shared.census;
     let mut root = Registry::default();
@@ -62,6 +74,35 @@ pub fn text(shared: &Shared) -> String {
         "sockets",
         "Open WebSocket connections (players and spectators)",
         gauge(c.sockets.load(Relaxed) as i64),
+    );
+    let by_state = Family::<Vec<(String, String)>, Gauge>::default();
+    for (state, n) in c.sockets_by_state() {
+        by_state
+            .get_or_create(&vec![("state".into(), state.name().into())])
+            .set(n as i64);
+    }
+    r.register(
+        "sockets_by_state",
+        "Open WebSocket connections by state: handshake (no hello yet), joined, closing",
+        by_state,
+    );
+    let highs = Family::<Vec<(String, String)>, Gauge>::default();
+    for band in QUEUE_BANDS {
+        highs
+            .get_or_create(&vec![("high_water".into(), band.1.into())])
+            .set(0);
+    }
+    for high in shared.rooms.send_queue_highs().values() {
+        if let Some(band) = QUEUE_BANDS.iter().find(|(top, _)| *high <= *top) {
+            highs
+                .get_or_create(&vec![("high_water".into(), band.1.into())])
+                .inc();
+        }
+    }
+    r.register(
+        "rooms_by_send_queue_high_water",
+        "Open rooms by the deepest any of their send queues has been, in frames (64: full, frames dropped)",
+        highs,
     );
     r.register(
         "spectators",

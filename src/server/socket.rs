@@ -14,6 +14,7 @@
 
 use super::guard::{Checked, Guard};
 use crate::shared::Shared;
+use crate::shared::census::SocketState;
 use crate::shared::conn::{ConnLink, Frame, Out};
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
@@ -43,6 +44,7 @@ const DRAIN: Duration = Duration::from_secs(3);
 pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
     let (link, mut rx) = ConnLink::open(shared.conn_id());
     shared.census.sockets.fetch_add(1, Relaxed);
+    shared.census.socket_moved(None, Some(SocketState::Handshake));
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
     let mut reader = Reader {
         room: shared.rooms.get(&code),
@@ -53,6 +55,7 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
         link: link.clone(),
         joined: false,
         closing: None,
+        state: SocketState::Handshake,
         code,
         shared: shared.clone(),
     };
@@ -67,6 +70,7 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
     {
         let _ = room.tx.send(RoomCmd::Gone { conn: link.id }).await;
     }
+    shared.census.socket_moved(Some(reader.state), None);
     shared.census.sockets.fetch_sub(1, Relaxed);
 }
 
@@ -81,6 +85,7 @@ async fn drive(
     let opened = Instant::now();
     let mut last_seen = Instant::now();
     loop {
+        reader.census_state();
         let deadline = match reader.closing {
             Some(since) => since + DRAIN,
             None if reader.joined => last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S),
@@ -191,9 +196,24 @@ struct Reader {
     /// `DRAIN` passes, because closing with unread data would reset the connection and
     /// the client would never see the close code.
     closing: Option<Instant>,
+    /// The state the census counts this socket in.
+    state: SocketState,
 }
 
 impl Reader {
+    /// Moves this socket in the census when its state changed.
+    fn census_state(&mut self) {
+        let now = match (self.closing, self.joined) {
+            (Some(_), _) => SocketState::Closing,
+            (None, true) => SocketState::Joined,
+            (None, false) => SocketState::Handshake,
+        };
+        if now != self.state {
+            self.shared.census.socket_moved(Some(self.state), Some(now));
+            self.state = now;
+        }
+    }
+
     /// Silence past the window: no hello in time (4400), or a dead client (1000).
     fn silent(&mut self) {
         let code = if self.joined {

@@ -70,9 +70,36 @@ impl TickHealth {
     }
 }
 
+/// Where an open socket is in its life: waiting for `hello`, joined to its room, or
+/// closed by the server and draining until the client answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SocketState {
+    Handshake,
+    Joined,
+    Closing,
+}
+
+impl SocketState {
+    pub const ALL: [SocketState; 3] = [
+        SocketState::Handshake,
+        SocketState::Joined,
+        SocketState::Closing,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SocketState::Handshake => "handshake",
+            SocketState::Joined => "joined",
+            SocketState::Closing => "closing",
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct Census {
     pub sockets: AtomicU64,
+    /// Open sockets by `SocketState`, in `SocketState::ALL`'s order.
+    sockets_by_state: [AtomicU64; 3],
     pub send_queue_max: AtomicU64,
     pub rounds_started: AtomicU64,
     pub rounds_completed: AtomicU64,
@@ -107,6 +134,21 @@ impl Census {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// A socket moves from one state to another (`None`: it opens, or it closes).
+    pub fn socket_moved(&self, from: Option<SocketState>, to: Option<SocketState>) {
+        if let Some(s) = from {
+            self.sockets_by_state[s as usize].fetch_sub(1, Relaxed);
+        }
+        if let Some(s) = to {
+            self.sockets_by_state[s as usize].fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Open sockets in each state.
+    pub fn sockets_by_state(&self) -> [(SocketState, u64); 3] {
+        SocketState::ALL.map(|s| (s, self.sockets_by_state[s as usize].load(Relaxed)))
     }
 
     pub fn queue_depth(&self, depth: usize) {

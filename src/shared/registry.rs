@@ -82,6 +82,8 @@ pub struct RoomInfo {
     state: AtomicU8,
     seated: AtomicU8,
     spectators: AtomicU8,
+    /// The deepest any of the room's send queues has been, in frames.
+    send_queue_high: AtomicU8,
 }
 
 impl RoomInfo {
@@ -90,6 +92,7 @@ impl RoomInfo {
             state: AtomicU8::new(RoomState::Lobby.index()),
             seated: AtomicU8::new(0),
             spectators: AtomicU8::new(0),
+            send_queue_high: AtomicU8::new(0),
         }
     }
 
@@ -103,6 +106,17 @@ impl RoomInfo {
 
     pub fn spectators(&self) -> u8 {
         self.spectators.load(Relaxed)
+    }
+
+    /// The room's send-queue high-water mark, in frames.
+    pub fn send_queue_high(&self) -> u8 {
+        self.send_queue_high.load(Relaxed)
+    }
+
+    /// A frame went into one of the room's queues, which now holds `depth`.
+    pub fn queued(&self, depth: usize) {
+        self.send_queue_high
+            .fetch_max(depth.min(u8::MAX as usize) as u8, Relaxed);
     }
 
     /// The room publishes its state and head counts (after every command and tick).
@@ -188,6 +202,14 @@ impl Registry {
             .collect();
         lobbies.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         lobbies.into_iter().map(|(_, code)| code).collect()
+    }
+
+    /// Each open room's send-queue high-water mark, by code.
+    pub fn send_queue_highs(&self) -> BTreeMap<String, u8> {
+        self.rooms()
+            .iter()
+            .map(|(code, h)| (code.clone(), h.info.send_queue_high()))
+            .collect()
     }
 
     /// Rooms by state, and spectators in all of them.
