@@ -5,7 +5,8 @@
 //! - 1000 concurrent handshakes (connect → `hello` → `welcome`): p50/p95/max, RSS growth;
 //! - a 4-player room played by bot clients: input → first `snap` after it, `snap` downlink
 //!   per player per second;
-//! - server CPU per room-second with 10 such rooms playing.
+//! - server CPU per room-second with 10 such rooms playing;
+//! - memory per idle room and per idle (seated, silent) socket, over 1000 of each.
 //!
 //! It reports; it asserts nothing about timings.
 
@@ -181,6 +182,60 @@ async fn handshakes(n: usize) {
     drop(sockets);
 }
 
+/// Memory per idle room and per idle socket: `n` rooms opened and left in the lobby, then
+/// each room's host connected and silent (RSS growth over each step, divided by `n`).
+async fn idle(n: usize) {
+    let server = start_server(&[
+        ("UNDERCOOKED_MAX_ROOMS", "5000"),
+        ("UNDERCOOKED_EMPTY_ROOM_GRACE_S", "600"),
+    ])
+    .await;
+    let (port, pid) = (server.port, server.child.id());
+    let settle = || tokio::time::sleep(Duration::from_secs(2));
+    settle().await;
+    let rss0 = proc_field(pid, "VmRSS:");
+    let mut rooms = Vec::new();
+    for i in 0..n {
+        let r = http(port, "/api/rooms", &json!({"name": format!("i{i}")}).to_string()).await;
+        rooms.push((
+            r["room_code"].as_str().unwrap().to_string(),
+            r["you"]["token"].as_str().unwrap().to_string(),
+        ));
+    }
+    settle().await;
+    let rss1 = proc_field(pid, "VmRSS:");
+    let mut sockets = Vec::new();
+    for (code, token) in &rooms {
+        let (mut ws, _) = connect_async(format!("ws://127.0.0.1:{port}/ws/{code}"))
+            .await
+            .unwrap();
+        ws.send(Message::text(
+            json!({"type": "hello", "p": 1, "token": token}).to_string(),
+        ))
+        .await
+        .unwrap();
+        while let Some(Ok(m)) = ws.next().await {
+            if matches!(&m, Message::Text(t) if t.contains("\"lobby\"")) {
+                break;
+            }
+        }
+        sockets.push(ws);
+    }
+    settle().await;
+    let rss2 = proc_field(pid, "VmRSS:");
+    let kib = |a: u64, b: u64| (b as f64 - a as f64) / n as f64;
+    println!(
+        "{n} idle rooms: server RSS {:.1} → {:.1} MiB, {:.1} KiB a room; {} idle sockets (each room's host, seated, silent): → {:.1} MiB, {:.1} KiB a socket",
+        rss0 as f64 / 1024.0,
+        rss1 as f64 / 1024.0,
+        kib(rss0, rss1),
+        sockets.len(),
+        rss2 as f64 / 1024.0,
+        kib(rss1, rss2),
+    );
+    drop(sockets);
+}
+
 async fn rooms_playing(n_rooms: usize, secs: u64) {
     let server = start_server(&[]).await;
     let port = server.port;
@@ -339,6 +394,7 @@ fn main() {
     rt.block_on(async {
         println!("undercooked server bench (release binary as a separate process)");
         handshakes(1000).await;
+        idle(1000).await;
         rooms_playing(1, 10).await;
         rooms_playing(10, 10).await;
     });
