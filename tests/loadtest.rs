@@ -1,5 +1,5 @@
 //! `undercooked loadtest` against a real server process: one room of four bot-played
-//! clients plays and is measured; bad arguments are refused by name.
+//! clients plays and is measured (and again with one planner and three walkers); bad arguments are refused by name.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -36,40 +36,53 @@ fn one_room_of_four_bot_clients_plays_and_is_measured() {
         assert!(start.elapsed() < Duration::from_secs(15), "no server");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = bin()
-        .args([
-            "loadtest",
-            "--url",
-            &format!("http://127.0.0.1:{port}"),
-            "--rooms",
-            "1",
-            "--duration",
-            "2",
-            "--json",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    // Every seat planning (the default), then one planner and three walkers.
+    let runs: Vec<(std::process::Output, &str)> = ["4", "1"]
+        .into_iter()
+        .map(|planners| {
+            let out = bin()
+                .args([
+                    "loadtest",
+                    "--url",
+                    &format!("http://127.0.0.1:{port}"),
+                    "--rooms",
+                    "1",
+                    "--duration",
+                    "2",
+                    "--planners",
+                    planners,
+                    "--json",
+                ])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .unwrap();
+            (out, planners)
+        })
+        .collect();
     let _ = server.kill();
     let _ = server.wait();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
-    assert_eq!(r["clients"], 4, "{r}");
-    assert_eq!(
-        r["handshake_ms"]["samples"], 4,
-        "every seat was welcomed: {r}"
-    );
-    assert!(r["snaps_per_client_s"].as_f64().unwrap() > 15.0, "{r}");
-    assert!(
-        r["echo_ms"]["samples"].as_u64().unwrap() > 0,
-        "the bots played: {r}"
-    );
-    assert_eq!(r["errors"], serde_json::json!({}), "{r}");
+    for (out, planners) in runs {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(r["planners"].to_string(), planners, "{r}");
+        assert_eq!(r["clients"], 4, "{r}");
+        assert_eq!(
+            r["handshake_ms"]["samples"], 4,
+            "every seat was welcomed: {r}"
+        );
+        assert!(r["snaps_per_client_s"].as_f64().unwrap() > 15.0, "{r}");
+        assert!(
+            r["echo_ms"]["samples"].as_u64().unwrap() > 0,
+            "the seats played: {r}"
+        );
+        assert_eq!(r["errors"], serde_json::json!({}), "{r}");
+        assert_eq!(r["closes"], serde_json::json!({}), "{r}");
+    }
 }
 
 #[test]

@@ -117,7 +117,11 @@ async fn sockets_are_counted_by_state_and_rooms_by_their_send_queue_mark() {
     }
     // Then each is counted in its state, and the one room in one band of send-queue marks.
     let state = |s: &str| {
-        labelled(&text, "undercooked_sockets_by_state", &format!("state=\"{s}\""))
+        labelled(
+            &text,
+            "undercooked_sockets_by_state",
+            &format!("state=\"{s}\""),
+        )
     };
     assert_eq!(state("handshake"), Some(1.0), "{text}");
     assert_eq!(state("joined"), Some(1.0), "{text}");
@@ -137,6 +141,9 @@ async fn sockets_are_counted_by_state_and_rooms_by_their_send_queue_mark() {
     // And /api/stats says the same, with the room's own mark by its code.
     let (_, stats) = server::http(server.addr, "GET", "/api/stats", None, &[]).await;
     assert_eq!(stats["sockets_by_state"]["joined"], 1, "{stats}");
-    assert!(stats["send_queue_high_by_room"][&code].as_u64() >= Some(1), "{stats}");
+    assert!(
+        stats["send_queue_high_by_room"][&code].as_u64() >= Some(1),
+        "{stats}"
+    );
     server.stop().await;
 }

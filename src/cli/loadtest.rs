@@ -1,5 +1,5 @@
 //! `undercooked loadtest --url http://HOST:PORT --rooms N --duration S [--level ID]
-//! [--ramp R] [--json]`: rooms of bot-played clients against a running server; a progress
+//! [--ramp R] [--planners K] [--json]`: rooms of bot-played clients against a running server; a progress
 //! bar on a terminal, then a table (or one JSON object with `--json`).
 //!
 //! Exit codes: 0 the run finished (whatever it measured), 2 bad arguments or no server.
@@ -27,6 +27,10 @@ pub struct Args {
     /// Rooms opened per second.
     #[arg(long, default_value_t = 20.0)]
     ramp: f64,
+    /// Seats per room whose bot plans from the frames it receives (the rest walk back and
+    /// forth, one input a snap, without reading the frames: a tenth of the client's CPU).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=4))]
+    planners: u8,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -65,6 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         level: args.level.clone(),
         level_source: source.level,
         ramp: args.ramp,
+        planners: args.planners,
     };
     let tty = std::io::stderr().is_terminal();
     let runtime = tokio::runtime::Runtime::new()?;
@@ -104,7 +109,10 @@ fn table(r: &Report) -> String {
     let mut rows = vec![
         (
             "rooms × clients",
-            format!("{} × 4 = {} sockets", r.rooms, r.clients),
+            format!(
+                "{} × 4 = {} sockets ({} planning a room)",
+                r.rooms, r.clients, r.planners
+            ),
         ),
         ("measured", format!("{:.0} s", r.seconds)),
         ("handshake (connect → welcome)", spread(&r.handshake_ms)),

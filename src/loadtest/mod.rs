@@ -8,11 +8,15 @@
 //! `snap` latency, snaps per client per second against the level's snapshot rate, full
 //! frames beyond the cadence (each is a frame dropped from a full send queue), downlink bytes
 //! per client per second, errors and closes by code, and this process's own CPU per room.
+//!
+//! A planning seat costs this process about 1 ms of CPU a second (it merges and decodes
+//! every frame and plans); `planners` below 4 lets the other seats walk, sending the same
+//! 20 inputs a second without reading the frames, so one machine can load more rooms.
 
 mod http;
 mod seat;
 
-use seat::{Role, SeatStats};
+use seat::{Mind, Role, SeatStats};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -29,6 +33,8 @@ pub struct Config {
     pub level_source: crate::sim::Level,
     /// Rooms opened per second.
     pub ramp: f64,
+    /// Seats per room whose bot plans from the frames (1–4); the rest walk.
+    pub planners: u8,
 }
 
 /// Percentiles of a sample, in milliseconds.
@@ -63,6 +69,8 @@ impl Spread {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
     pub rooms: usize,
+    /// Seats a room whose bot planned from the frames (the rest walked).
+    pub planners: u8,
     pub clients: usize,
     pub seconds: f64,
     pub handshake_ms: Spread,
@@ -123,6 +131,11 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
                         token,
                         s as u8,
                         role,
+                        if (s as u8) < config.planners {
+                            Mind::Plans
+                        } else {
+                            Mind::Walks
+                        },
                         level.clone(),
                         tick_hz as u32,
                         measure_from,
@@ -187,6 +200,7 @@ fn summarize(
     let per_client = |n: f64| if seat_secs > 0.0 { n / seat_secs } else { 0.0 };
     Report {
         rooms: config.rooms,
+        planners: config.planners,
         clients,
         seconds: secs,
         handshake_ms: Spread::of(handshakes),

@@ -11,6 +11,10 @@ use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+
+/// How every `snap` message begins (`wire::snapshot` writes it so).
+const SNAP_PREFIX: &str = "{\"type\":\"snap\"";
 
 /// What one seat saw. Times in milliseconds.
 #[derive(Default, Debug)]
@@ -39,6 +43,16 @@ pub enum Role {
     Guest,
 }
 
+/// How a seat chooses its inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mind {
+    /// A bot plans from the merged frames (real play).
+    Plans,
+    /// Walks back and forth, one input a snap, without reading the frames beyond their
+    /// type: the server's work is the same (it cannot tell), the client's a tenth.
+    Walks,
+}
+
 /// Plays seat `seat` with `token` until `until`; counts only after `measure_from`.
 #[allow(clippy::too_many_arguments)]
 pub async fn play(
@@ -47,6 +61,7 @@ pub async fn play(
     token: String,
     seat: u8,
     role: Role,
+    mind: Mind,
     level: Level,
     tick_hz: u32,
     measure_from: Instant,
@@ -55,7 +70,12 @@ pub async fn play(
     let mut stats = SeatStats::default();
     let start = Instant::now();
     let url = format!("ws://{addr}/ws/{code}");
-    let ws = match tokio_tungstenite::connect_async(url.as_str()).await {
+    // tungstenite zeroes its read buffer's free part before each read: at the default
+    // 128 KiB that was an eighth of this client's CPU, for frames of a few KB.
+    let config = WebSocketConfig::default().read_buffer_size(8 * 1024);
+    let ws = match tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false)
+        .await
+    {
         Ok((ws, _)) => ws,
         Err(e) => {
             stats.error = Some(format!("connect: {e}"));
@@ -80,6 +100,7 @@ pub async fn play(
     let mut pending_echo: Option<Instant> = None;
     let mut started = false;
     let mut window_start: Option<Instant> = None;
+    let mut walked: u64 = 0;
     loop {
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -109,6 +130,29 @@ pub async fn play(
             }
             _ => continue,
         };
+        if mind == Mind::Walks && text.as_str().starts_with(SNAP_PREFIX) {
+            let now = Instant::now();
+            if now >= measure_from {
+                window_start.get_or_insert(now);
+                stats.snaps += 1;
+                stats.full += text.as_str().contains("\"full\":true") as u64;
+                stats.bytes += text.len() as u64;
+                if let Some(sent) = pending_echo.take() {
+                    stats.echo_ms.push(sent.elapsed().as_secs_f64() * 1000.0);
+                }
+                pending_echo = Some(now);
+            }
+            walked += 1;
+            // Two seconds one way, two seconds back.
+            let x = if (walked / 40) % 2 == 0 { 1 } else { -1 };
+            let msg = format!(
+                "{{\"type\":\"input\",\"seq\":{walked},\"move\":{{\"x\":{x},\"y\":0}},\"act\":false,\"face\":null}}"
+            );
+            if tx.send(Message::text(msg)).await.is_err() {
+                break;
+            }
+            continue;
+        }
         let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
             stats.error = Some("a frame that is not JSON".into());
             break;

@@ -4,8 +4,8 @@
 //! `snap`, and the replay has it); in the lobby it goes out at once as an `ev`. A quest
 //! completion goes to the connection of the session that completed it, and to nobody else.
 
-use super::{Outlet, Room};
 use super::phase::Phase;
+use super::{Outlet, Room};
 use crate::log::{Accepted, player_id};
 use crate::shared::conn::Frame;
 use crate::sim::events::EMOTES;

@@ -9,8 +9,8 @@
 //! spectators' own chain every second pass. A tick that panics is caught here and ends in
 //! `verdict`'s crash path; the rest of the server goes on.
 
-use super::{Outlet, Room};
 use super::phase::{Phase, Play};
+use super::{Outlet, Room};
 use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
 use crate::round::Round;

@@ -44,7 +44,9 @@ const DRAIN: Duration = Duration::from_secs(3);
 pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
     let (link, mut rx) = ConnLink::open(shared.conn_id());
     shared.census.sockets.fetch_add(1, Relaxed);
-    shared.census.socket_moved(None, Some(SocketState::Handshake));
+    shared
+        .census
+        .socket_moved(None, Some(SocketState::Handshake));
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
     let mut reader = Reader {
         room: shared.rooms.get(&code),

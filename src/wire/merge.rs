@@ -17,9 +17,25 @@ pub fn identity_keys(kind: &str) -> &'static [&'static str] {
     }
 }
 
-fn same_identity(a: &Value, b: &Value, keys: &[&str]) -> bool {
+/// One field of a small object, found by a scan rather than a hash: an entity has a handful
+/// of fields, and hashing each key (SipHash) made this lookup most of a load client's CPU.
+fn field<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.as_object()?
+        .iter()
+        .find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// The entry's identity values, looked up once per entry rather than once per comparison.
+fn identity<'a>(entry: &'a Value, keys: &[&str]) -> Option<Vec<&'a Value>> {
+    keys.iter().map(|k| field(entry, k)).collect()
+}
+
+fn has_identity(e: &Value, keys: &[&str], id: &[&Value]) -> bool {
+    // The last key first: a position, where the first (a kind) is shared by many.
     keys.iter()
-        .all(|k| a.get(*k).is_some() && a.get(*k) == b.get(*k))
+        .zip(id)
+        .rev()
+        .all(|(k, v)| field(e, k) == Some(*v))
 }
 
 /// Applies a frame to the merged view: a full frame replaces it, a delta patches it.
@@ -64,7 +80,10 @@ pub fn apply_frame(merged: &mut Option<Value>, frame: &Value) -> Result<(), Stri
             .ok_or_else(|| format!("{kind} is not an array"))?;
         for entry in entries {
             let gone = entry.get("gone").and_then(Value::as_bool).unwrap_or(false);
-            let pos = list.iter().position(|e| same_identity(e, entry, keys));
+            let pos = match identity(entry, keys) {
+                Some(id) => list.iter().position(|e| has_identity(e, keys, &id)),
+                None => None,
+            };
             match (gone, pos) {
                 (true, Some(i)) => {
                     list.remove(i);

@@ -196,7 +196,12 @@ async fn idle(n: usize) {
     let rss0 = proc_field(pid, "VmRSS:");
     let mut rooms = Vec::new();
     for i in 0..n {
-        let r = http(port, "/api/rooms", &json!({"name": format!("i{i}")}).to_string()).await;
+        let r = http(
+            port,
+            "/api/rooms",
+            &json!({"name": format!("i{i}")}).to_string(),
+        )
+        .await;
         rooms.push((
             r["room_code"].as_str().unwrap().to_string(),
             r["you"]["token"].as_str().unwrap().to_string(),
