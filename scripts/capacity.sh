@@ -2,24 +2,27 @@
 # One row of docs/PERFORMANCE.md's capacity table: start `undercooked serve` (release build),
 # load it with `undercooked loadtest --rooms ROOMS --duration 20`, and over the same window
 # read the server's CPU (/proc), its RSS, and the tick histograms (two /metrics scrapes).
-# usage: scripts/capacity.sh ROOMS   (from the checkout, after `cargo build --release`)
+# usage: scripts/capacity.sh ROOMS [PLANNERS]   (from the checkout, after `cargo build --release`)
+# PLANNERS (1-4, default 4): seats a room whose bot plans from the frames; the rest walk.
 set -u
 R=$1
+K=${2:-4}
 cd "$(dirname "$0")/.."
 pkill -f "serve --bind 127.0.0.1:8790"; sleep 0.5; rm -rf /tmp/lt
 (./target/release/undercooked serve --bind 127.0.0.1:8790 --data-dir /tmp/lt > /tmp/lt.log 2>&1 &)
 sleep 1.5
 SPID=$(pgrep -f "serve --bind 127.0.0.1:8790")
 DELAY=$(python3 -c "print($R/20+5)")
-( sleep $DELAY; awk '{print $14+$15}' /proc/$SPID/stat > /tmp/c0; date +%s.%N > /tmp/t0; curl -s 127.0.0.1:8790/metrics > /tmp/m0; sleep 20; awk '{print $14+$15}' /proc/$SPID/stat > /tmp/c1; date +%s.%N > /tmp/t1; curl -s 127.0.0.1:8790/metrics > /tmp/m1; grep VmRSS /proc/$SPID/status > /tmp/rss ) &
-./target/release/undercooked loadtest --url http://127.0.0.1:8790 --rooms $R --duration 20 --json > /tmp/lt.json
+( sleep $DELAY; awk '{print $14+$15, $14}' /proc/$SPID/stat > /tmp/c0; date +%s.%N > /tmp/t0; curl -s 127.0.0.1:8790/metrics > /tmp/m0; sleep 20; awk '{print $14+$15, $14}' /proc/$SPID/stat > /tmp/c1; date +%s.%N > /tmp/t1; curl -s 127.0.0.1:8790/metrics > /tmp/m1; grep VmRSS /proc/$SPID/status > /tmp/rss ) &
+./target/release/undercooked loadtest --url http://127.0.0.1:8790 --rooms $R --duration 20 --planners $K --json > /tmp/lt.json
 sleep 1
 python3 - $R <<'PY'
 import sys, json, re
 R=int(sys.argv[1])
-c0=float(open('/tmp/c0').read()); c1=float(open('/tmp/c1').read())
+c0,u0=map(float,open('/tmp/c0').read().split()); c1,u1=map(float,open('/tmp/c1').read().split())
 t0=float(open('/tmp/t0').read()); t1=float(open('/tmp/t1').read())
 share=(c1-c0)/100/(t1-t0)
+ushare=(u1-u0)/100/(t1-t0)
 def buckets(path, name):
     b={}
     for l in open(path):
@@ -39,7 +42,7 @@ l99,n=q('undercooked_tick_lateness_seconds',0.99)
 d99,_=q('undercooked_tick_duration_seconds',0.99)
 late0=[float(l.split()[1]) for l in open('/tmp/m0') if l.startswith('undercooked_ticks_late_total')][0]
 late1=[float(l.split()[1]) for l in open('/tmp/m1') if l.startswith('undercooked_ticks_late_total')][0]
-print(json.dumps({"rooms":R,"server_core_share":round(share,3),"ms_per_room_s":round(share*1000/R,2),"rss_mb":round(int(rss)/1024,1),
+print(json.dumps({"rooms":R,"planners":lt["planners"],"server_core_share":round(share,3),"server_user_share":round(ushare,3),"ms_per_room_s":round(share*1000/R,2),"rss_mb":round(int(rss)/1024,1),
  "tick_lateness_p99_le_ms":l99*1000,"tick_duration_p99_le_ms":d99*1000,"ticks":n,"late_ticks":late1-late0,
  "echo_p99_ms":lt["echo_ms"]["p99"],"snaps_per_client_s":round(lt["snaps_per_client_s"],2),"extra_full":lt["extra_full_frames"],
  "client_cpu_ms_per_room_s":round(lt["client_cpu_ms_per_room_s"],2),"errors":lt["errors"],"closes":lt["closes"]}))
