@@ -304,30 +304,193 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
     server.stop().await;
 }
 
+async fn fault(server: &server::TestServer, body: &str) {
+    let (status, answer) =
+        server::http(server.addr, "POST", "/api/test/db_fault", Some(body), &[]).await;
+    assert_eq!(status, 200, "{answer}");
+}
+
+/// Plays one two-seat round of the quick level to its end; its room code.
+async fn a_played_round(server: &server::TestServer) -> String {
+    let (code, _, _, a, b) = two_player_round(server, "01_quick_soup").await;
+    let level = server.level("01_quick_soup");
+    let (ta, tb) = (
+        tokio::spawn(play(a, 0, level.clone())),
+        tokio::spawn(play(b, 1, level)),
+    );
+    ta.await.unwrap();
+    tb.await.unwrap();
+    code
+}
+
+/// A round's result and event rows in the database, and the events its replay file holds.
+async fn round_in_db(server: &server::TestServer, code: &str) -> (Option<String>, i64, usize) {
+    let store = server.shared.store().unwrap();
+    let (key, result, path): (String, Option<String>, String) =
+        sqlx::query_as("SELECT round_key, result, replay_path FROM rounds WHERE room_code = ?")
+            .bind(code)
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+    let events: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = ?")
+        .bind(&key)
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    let file = std::path::Path::new(&path);
+    let file = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        server.data.join(file)
+    };
+    (result, events, events_in(&std::fs::read(file).unwrap()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_storage_holds_the_history_and_every_round_lands_once_it_is_writable() {
+    // Given a server whose storage is about to refuse writes, and a round played before.
+    let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let before = a_played_round(&server).await;
+    wait_for(&server, "the first round is written", |s| {
+        s["outbox_pending"] == 0
+    })
+    .await;
+    // When the storage is read-only (SQLite's own SQLITE_READONLY on every write) while a
+    // second round plays ...
+    fault(&server, r#"{"read_only": true}"#).await;
+    let (during, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
+    let level = server.level("01_quick_soup");
+    let (ta, tb) = (
+        tokio::spawn(play(a, 0, level.clone())),
+        tokio::spawn(play(b, 1, level)),
+    );
+    let s = wait_for(&server, "the fault is seen", |s| {
+        s["storage_degraded"] == true
+    })
+    .await;
+    assert!(s["write_errors"].as_u64().unwrap() > 0, "{s}");
+    let (_, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
+    assert_eq!(health["storage"], "degraded", "{health}");
+    let (_, metrics) = server::http(server.addr, "GET", "/metrics", None, &[]).await;
+    assert!(
+        metrics
+            .as_str()
+            .unwrap()
+            .contains("undercooked_storage_degraded 1"),
+        "{metrics}"
+    );
+    // ... nothing is counted written that is not ...
+    let written = s["events_written"].clone();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let s = stats(&server).await;
+    assert_eq!(
+        s["events_written"], written,
+        "nothing is counted while nothing is durable: {s}"
+    );
+    // ... and then the storage takes writes again.
+    fault(&server, r#"{"read_only": false}"#).await;
+    ta.await.unwrap();
+    tb.await.unwrap();
+    let after = a_played_round(&server).await;
+    let s = wait_for(&server, "everything is written", |s| {
+        s["outbox_pending"] == 0 && s["storage_degraded"] == false
+    })
+    .await;
+    server.shared.chain().unwrap().flushed().await;
+    // Then every round — before, during and after — is in the database, whole: its result,
+    // and exactly the events its replay file holds.
+    assert_eq!(s["batches_dropped"], 0, "{s}");
+    for code in [&before, &during, &after] {
+        let (result, in_db, in_file) = round_in_db(&server, code).await;
+        assert_eq!(result.as_deref(), Some("won"), "round {code}");
+        assert_eq!(
+            in_db as usize, in_file,
+            "round {code}: events in the database vs its replay"
+        );
+    }
+    let (_, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
+    assert_eq!(health["storage"], "ok", "{health}");
+    // And reindexing the replay files finds nothing missing.
+    let store = server.shared.store().unwrap();
+    let report =
+        undercooked::store::reindex::reindex(store, &server.data.join("replays"), |_, _| {})
+            .await
+            .unwrap();
+    assert_eq!(report.events_new, 0, "{report:?}");
+    assert_eq!(report.rounds, 3, "{report:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_locked_by_another_process_delays_the_history_and_loses_none_of_it() {
+    // Given a round playing while another connection holds the database's write lock.
+    let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
+    let db = server.data.join("undercooked.db");
+    let mut locker = {
+        use sqlx::ConnectOptions;
+        sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&db)
+            .connect()
+            .await
+            .unwrap()
+    };
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    let (code, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
+    let level = server.level("01_quick_soup");
+    let (ta, tb) = (
+        tokio::spawn(play(a, 0, level.clone())),
+        tokio::spawn(play(b, 1, level)),
+    );
+    // When the lock has outlasted SQLite's 5 s busy wait, the storage is reported degraded.
+    wait_for(&server, "the lock is seen", |s| {
+        s["storage_degraded"] == true
+    })
+    .await;
+    // And when the other process lets go, everything lands by itself.
+    sqlx::query("COMMIT").execute(&mut locker).await.unwrap();
+    drop(locker);
+    ta.await.unwrap();
+    tb.await.unwrap();
+    let s = wait_for(&server, "everything is written", |s| {
+        s["outbox_pending"] == 0 && s["storage_degraded"] == false
+    })
+    .await;
+    assert_eq!(s["batches_dropped"], 0, "{s}");
+    let (result, in_db, in_file) = round_in_db(&server, &code).await;
+    assert_eq!(result.as_deref(), Some("won"));
+    assert_eq!(in_db as usize, in_file);
+    // Nothing keeps the write lock: another process can write at once.
+    let mut other = {
+        use sqlx::ConnectOptions;
+        sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&db)
+            .connect()
+            .await
+            .unwrap()
+    };
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_database_recovers()
 {
     let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
     let addr = server.addr;
-    server::http(
-        addr,
-        "POST",
-        "/api/test/db_fault",
-        Some(r#"{"fail": true}"#),
-        &[],
-    )
-    .await;
-    let (code, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server.level("01_quick_soup");
-    let ta = tokio::spawn(play(a, 0, level.clone()));
-    let tb = tokio::spawn(play(b, 1, level));
-    ta.await.unwrap();
-    tb.await.unwrap();
+    fault(&server, r#"{"fail": true}"#).await;
+    let code = a_played_round(&server).await;
     let s = wait_for(&server, "failed writes are counted", |s| {
         s["write_errors"].as_u64().unwrap() > 0
     })
     .await;
-    assert!(s["batches_dropped"].as_u64().unwrap() > 0);
+    assert_eq!(s["batches_written"], 0, "nothing is counted written: {s}");
     assert_eq!(
         s["outbox_pending"], 1,
         "the result waits in the outbox: {s}"
@@ -335,6 +498,7 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     assert_eq!(
         std::fs::read_dir(server.data.join("outbox"))
             .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().is_file())
             .count(),
         1
     );
@@ -343,26 +507,17 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
         server::http(addr, "GET", "/healthz", None, &[]).await.0,
         200
     );
-    server::http(
-        addr,
-        "POST",
-        "/api/test/db_fault",
-        Some(r#"{"fail": false}"#),
-        &[],
-    )
-    .await;
-    wait_for(&server, "the outbox delivers", |s| s["outbox_pending"] == 0).await;
-    let store = server.shared.store().unwrap();
-    let result: Option<String> =
-        sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
-            .bind(&code)
-            .fetch_one(&store.pool)
-            .await
-            .unwrap();
+    fault(&server, r#"{"fail": false}"#).await;
+    let s = wait_for(&server, "the outbox delivers", |s| s["outbox_pending"] == 0).await;
+    let (result, in_db, in_file) = round_in_db(&server, &code).await;
     assert_eq!(result.as_deref(), Some("won"));
+    // The round's batches were held, not dropped: a short round fits the 20-batch bound.
+    assert_eq!(s["batches_dropped"], 0, "{s}");
+    assert_eq!(in_db as usize, in_file);
     assert_eq!(
         std::fs::read_dir(server.data.join("outbox"))
             .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().is_file())
             .count(),
         0
     );

@@ -144,7 +144,11 @@ pub async fn play(
             }
             walked += 1;
             // Two seconds one way, two seconds back.
-            let x = if (walked / 40).is_multiple_of(2) { 1 } else { -1 };
+            let x = if (walked / 40).is_multiple_of(2) {
+                1
+            } else {
+                -1
+            };
             let msg = format!(
                 "{{\"type\":\"input\",\"seq\":{walked},\"move\":{{\"x\":{x},\"y\":0}},\"act\":false,\"face\":null}}"
             );

@@ -101,6 +101,19 @@ pub async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Respon
     ))
 }
 
+/// `/healthz`: the server answers; `storage` is `degraded` while history writes fail (the
+/// server still plays; what it could not write is held and retried), `none` without a
+/// database. Always `200`: taking a playing server out of rotation for its disk would lock
+/// its players out.
+pub fn health(shared: &Shared) -> Value {
+    let storage = match shared.chain() {
+        None => "none",
+        Some(c) if c.stats.storage_degraded.load(Relaxed) => "degraded",
+        Some(_) => "ok",
+    };
+    json!({"ok": true, "storage": storage})
+}
+
 /// The census behind `/api/stats` and `/metrics`.
 pub fn census(shared: &Shared) -> Value {
     let (by_state, spectators) = shared.rooms.headcount();
@@ -144,6 +157,7 @@ pub fn census(shared: &Shared) -> Value {
         "events_written": chain(|c| c.events_written.load(Relaxed)),
         "write_errors": chain(|c| c.write_errors.load(Relaxed)),
         "outbox_pending": chain(|c| c.outbox_pending.load(Relaxed)),
+        "storage_degraded": shared.chain().is_some_and(|c| c.stats.storage_degraded.load(Relaxed)),
         "ticks": {
             "observed": s.ticks.count(),
             "late": s.ticks.late.get(),

@@ -200,7 +200,7 @@ pub fn text(shared: &Shared) -> String {
             ),
             (
                 "history_batches_dropped",
-                "History batches dropped (20 pending, or a failed write)",
+                "History batches dropped (20 of the room's pending, a batch that cannot be written, or held past the bound through a storage fault)",
                 &s.batches_dropped,
             ),
             (
@@ -220,6 +220,11 @@ pub fn text(shared: &Shared) -> String {
             "history_outbox_pending",
             "Round results waiting in the outbox",
             gauge(s.outbox_pending.load(Relaxed) as i64),
+        );
+        r.register(
+            "storage_degraded",
+            "1 while history writes fail for the storage (full, read-only, locked) and are held for retry",
+            gauge(s.storage_degraded.load(Relaxed) as i64),
         );
     }
     let mut out = String::new();

@@ -5,7 +5,7 @@
 use super::reply::{answer, recover};
 use super::{assets, info, replays_api, rooms_api, seams};
 use crate::shared::Shared;
-use serde_json::json;
+
 use std::convert::Infallible;
 use std::sync::Arc;
 use warp::http::StatusCode;
@@ -114,7 +114,8 @@ fn info(
         });
     let health = warp::path!("healthz")
         .and(warp::get())
-        .map(|| answer(StatusCode::OK, &json!({"ok": true})));
+        .and(with(shared))
+        .map(|s: Arc<Shared>| answer(StatusCode::OK, &info::health(&s)));
     levels
         .or(layout)
         .unify()

@@ -1,5 +1,5 @@
 //! The test seams, served only with `UNDERCOOKED_TEST_MODE=1`: kill a token's socket,
-//! make a room's next tick panic, make the database slow or failing.
+//! make a room's next tick panic, make the database slow, failing or read-only.
 
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
@@ -50,6 +50,9 @@ struct FaultBody {
     slow_ms: u64,
     #[serde(default)]
     fail: bool,
+    /// Makes the storage read-only as SQLite sees it (`query_only` on every write
+    /// connection: writes fail with `SQLITE_READONLY`), or writable again.
+    read_only: Option<bool>,
 }
 
 pub async fn db_fault(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
@@ -72,8 +75,14 @@ pub async fn db_fault(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Respon
     };
     chain.faults.slow_ms.store(body.slow_ms, Relaxed);
     chain.faults.fail.store(body.fail, Relaxed);
+    if let Some(on) = body.read_only {
+        chain
+            .faults
+            .read_only
+            .store(if on { 1 } else { 2 }, Relaxed);
+    }
     Ok(answer(
         StatusCode::OK,
-        &json!({"slow_ms": body.slow_ms, "fail": body.fail}),
+        &json!({"slow_ms": body.slow_ms, "fail": body.fail, "read_only": body.read_only}),
     ))
 }

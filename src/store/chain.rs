@@ -6,23 +6,22 @@
 //! has everything (`reindex` repairs). Batches are written in order, several rooms' in one
 //! transaction, each idempotently. What must never be lost — a round's start and end, the
 //! unlocks, sessions — is a `Must`: a round's end is first written to an outbox file, and
-//! every `Must` is retried until the database takes it.
+//! every `Must` is retried until the database takes it. When the storage fails (full,
+//! read-only, locked) nothing is dropped for it: the writer holds what it could not write and
+//! retries with a back-off until the fault clears (`writer`), and counts only what committed.
 
 use super::Store;
-use super::history;
-use super::quests::{self, Completion, QuestDef};
+use super::outbox;
+use super::quests::{self, Completion};
 use super::rows::{EventRow, RoundMeta, RoundOutcome, SessionRow};
-use std::collections::VecDeque;
+use super::writer::{self, Job};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 /// Batches one room may have waiting before the next is dropped.
 pub const MAX_PENDING: usize = 20;
-/// Jobs folded into one transaction at most.
-const GROUP: usize = 512;
 
 pub struct Batch {
     pub meta: Arc<RoundMeta>,
@@ -43,12 +42,6 @@ pub enum Must {
     Session(SessionRow),
 }
 
-enum Job {
-    Batch(Batch),
-    Must(Must),
-    Barrier(oneshot::Sender<()>),
-}
-
 #[derive(Default)]
 pub struct ChainStats {
     pub batches_written: AtomicU64,
@@ -56,6 +49,9 @@ pub struct ChainStats {
     pub events_written: AtomicU64,
     pub write_errors: AtomicU64,
     pub outbox_pending: AtomicU64,
+    /// Set while the storage refuses writes (full, read-only, locked); cleared by the first
+    /// commit after it.
+    pub storage_degraded: AtomicBool,
 }
 
 /// The test seam: a slow or failing database, without touching file permissions.
@@ -63,6 +59,9 @@ pub struct ChainStats {
 pub struct Faults {
     pub slow_ms: AtomicU64,
     pub fail: AtomicBool,
+    /// 0 untouched; 1 every write transaction first turns SQLite's `query_only` on, so its
+    /// writes fail as on a read-only disk (`SQLITE_READONLY`); 2 turns it off again.
+    pub read_only: std::sync::atomic::AtomicU8,
 }
 
 /// Where a quest completion goes (the server routes it to that player alone).
@@ -95,7 +94,7 @@ impl Chain {
             faults: Arc::new(Faults::default()),
             outbox_dir,
         };
-        for (meta, outcome, path) in read_outbox(&chain.outbox_dir) {
+        for (meta, outcome, path) in outbox::read(&chain.outbox_dir) {
             chain.stats.outbox_pending.fetch_add(1, Relaxed);
             let _ = chain.tx.send(Job::Must(Must::Begin(meta.clone())));
             let _ = chain.tx.send(Job::Must(Must::Finish {
@@ -104,7 +103,7 @@ impl Chain {
                 outbox: Some(path),
             }));
         }
-        tokio::spawn(writer(
+        tokio::spawn(writer::run(
             store,
             defs,
             rx,
@@ -139,12 +138,10 @@ impl Chain {
             outbox,
         } = &mut job
         {
-            let path = self.outbox_dir.join(format!("{}.json", meta.round_key));
-            match serde_json::to_vec(&(meta.as_ref(), &*outcome)).map(|b| std::fs::write(&path, b))
-            {
-                Ok(Ok(())) => *outbox = Some(path),
-                _ => {
-                    tracing::error!(round = %meta.round_key, "the round's result could not be written to the outbox; it stays in memory")
+            match outbox::write(&self.outbox_dir, meta, outcome) {
+                Ok(path) => *outbox = Some(path),
+                Err(e) => {
+                    tracing::error!(round = %meta.round_key, error = %e, "the round's result could not be written to the outbox; it stays in memory until the database takes it")
                 }
             }
             self.stats.outbox_pending.fetch_add(1, Relaxed);
@@ -158,216 +155,5 @@ impl Chain {
         if self.tx.send(Job::Barrier(tx)).is_ok() {
             let _ = rx.await;
         }
-    }
-}
-
-fn read_outbox(dir: &PathBuf) -> Vec<(Arc<RoundMeta>, RoundOutcome, PathBuf)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-        .into_iter()
-        .filter_map(|p| {
-            let bytes = std::fs::read(&p).ok()?;
-            match serde_json::from_slice::<(RoundMeta, RoundOutcome)>(&bytes) {
-                Ok((m, o)) => Some((Arc::new(m), o, p)),
-                Err(e) => {
-                    tracing::error!(file = %p.display(), error = %e, "an outbox file does not parse; left in place");
-                    None
-                }
-            }
-        })
-        .collect()
-}
-
-/// Writes one thing that must not be lost, in the caller's transaction.
-async fn apply(
-    conn: &mut sqlx::SqliteConnection,
-    must: &Must,
-    defs: &[QuestDef],
-    done: &mut Vec<(Arc<RoundMeta>, Completion)>,
-) -> sqlx::Result<()> {
-    match must {
-        Must::Begin(meta) => history::begin_round(conn, meta).await,
-        Must::Finish { meta, outcome, .. } => {
-            let c = history::finish_round(conn, meta, outcome, defs).await?;
-            done.extend(c.into_iter().map(|c| (meta.clone(), c)));
-            Ok(())
-        }
-        Must::Session(s) => super::sessions::upsert(conn, s).await,
-    }
-}
-
-/// What one job wrote: new event rows, and the quests they completed.
-type JobDone = (u64, Vec<(Arc<RoundMeta>, Completion)>);
-
-/// Writes a group in one transaction; on failure the caller falls back job by job.
-async fn write_group(
-    store: &Store,
-    jobs: &[Job],
-    defs: &[QuestDef],
-    faults: &Faults,
-) -> Result<Vec<JobDone>, String> {
-    // The slow-database seam: wait while `slow_ms` says so (re-read, so clearing it ends
-    // the wait).
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(faults.slow_ms.load(Relaxed)) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-
-    if faults.fail.load(Relaxed) {
-        return Err("injected database failure (test mode)".into());
-    }
-    let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
-    let mut out: Vec<JobDone> = Vec::with_capacity(jobs.len());
-    // Batches insert their rows as they come; quest progress is folded once for the whole
-    // group, in order, so a session's quest is read and written once per transaction.
-    let mut fresh: Vec<(Arc<RoundMeta>, Vec<EventRow>)> = Vec::new();
-    let mut first_batch = None;
-    for (i, job) in jobs.iter().enumerate() {
-        let mut done = Vec::new();
-        let events = match job {
-            Job::Batch(b) => {
-                let rows = history::insert_events(&mut tx, &b.meta, &b.rows)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                first_batch.get_or_insert(i);
-                let n = rows.len() as u64;
-                fresh.push((b.meta.clone(), rows));
-                n
-            }
-            Job::Must(must) => {
-                apply(&mut tx, must, defs, &mut done)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                0
-            }
-            Job::Barrier(_) => 0,
-        };
-        out.push((events, done));
-    }
-    if let Some(i) = first_batch {
-        let refs: Vec<(&RoundMeta, &EventRow)> = fresh
-            .iter()
-            .flat_map(|(m, rows)| rows.iter().map(move |r| (m.as_ref(), r)))
-            .collect();
-        let completions = quests::fold_events(&mut tx, &refs, defs)
-            .await
-            .map_err(|e| e.to_string())?;
-        for (meta, c) in completions {
-            if let Some((arc, _)) = fresh.iter().find(|(a, _)| a.round_key == meta.round_key) {
-                out[i].1.push((arc.clone(), c));
-            }
-        }
-    }
-    tx.commit().await.map_err(|e| e.to_string())?;
-    Ok(out)
-}
-
-async fn writer(
-    store: Store,
-    defs: Vec<QuestDef>,
-    mut rx: mpsc::UnboundedReceiver<Job>,
-    stats: Arc<ChainStats>,
-    faults: Arc<Faults>,
-    notify: Notify,
-) {
-    let mut retry: VecDeque<Must> = VecDeque::new();
-    let mut last_error_log: Option<Instant> = None;
-    loop {
-        let first = if retry.is_empty() {
-            match rx.recv().await {
-                Some(j) => Some(j),
-                None => return,
-            }
-        } else {
-            match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
-                Ok(Some(j)) => Some(j),
-                Ok(None) => return,
-                Err(_) => None,
-            }
-        };
-        let mut jobs: Vec<Job> = retry.drain(..).map(Job::Must).collect();
-        jobs.extend(first);
-        while jobs.len() < GROUP {
-            match rx.try_recv() {
-                Ok(j) => jobs.push(j),
-                Err(_) => break,
-            }
-        }
-        let outcome = match write_group(&store, &jobs, &defs, &faults).await {
-            Ok(r) => Ok(r),
-            Err(e) if jobs.len() > 1 && !faults.fail.load(Relaxed) => {
-                // One bad job must not sink the others: write them one by one.
-                tracing::debug!(error = %e, "a group failed; writing its jobs one by one");
-                Err(e)
-            }
-            Err(e) => Err(e),
-        };
-        let results: Vec<Result<JobDone, String>> = match outcome {
-            Ok(per_job) => per_job.into_iter().map(Ok).collect(),
-            Err(_) if !faults.fail.load(Relaxed) => {
-                let mut v = Vec::new();
-                for job in &jobs {
-                    v.push(
-                        write_group(&store, std::slice::from_ref(job), &defs, &faults)
-                            .await
-                            .map(|mut r| r.remove(0)),
-                    );
-                }
-                v
-            }
-            Err(e) => jobs.iter().map(|_| Err(e.clone())).collect(),
-        };
-        for (job, result) in jobs.into_iter().zip(results) {
-            match (job, result) {
-                (Job::Barrier(done), _) => {
-                    let _ = done.send(());
-                }
-                (Job::Batch(b), Ok((events, completions))) => {
-                    b.pending.fetch_sub(1, Relaxed);
-                    stats.batches_written.fetch_add(1, Relaxed);
-                    stats.events_written.fetch_add(events, Relaxed);
-                    for (meta, c) in completions {
-                        notify(&meta, c);
-                    }
-                }
-                (Job::Batch(b), Err(e)) => {
-                    b.pending.fetch_sub(1, Relaxed);
-                    stats.batches_dropped.fetch_add(1, Relaxed);
-                    stats.write_errors.fetch_add(1, Relaxed);
-                    log_once_a_second(&mut last_error_log, &e, &b.meta.round_key, b.tick);
-                }
-                (Job::Must(m), Ok((_, completions))) => {
-                    if let Must::Finish { outbox, .. } = &m {
-                        stats.outbox_pending.fetch_sub(1, Relaxed);
-                        if let Some(p) = outbox {
-                            let _ = std::fs::remove_file(p);
-                        }
-                    }
-                    for (meta, c) in completions {
-                        notify(&meta, c);
-                    }
-                }
-                (Job::Must(m), Err(e)) => {
-                    stats.write_errors.fetch_add(1, Relaxed);
-                    log_once_a_second(&mut last_error_log, &e, "(a result or session)", 0);
-                    retry.push_back(m);
-                }
-            }
-        }
-    }
-}
-
-fn log_once_a_second(last: &mut Option<Instant>, error: &str, round: &str, tick: u32) {
-    if last.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-        *last = Some(Instant::now());
-        tracing::error!(
-            error,
-            round,
-            tick,
-            "history write failed (the replay file keeps everything; reindex repairs)"
-        );
     }
 }

@@ -10,11 +10,13 @@
 
 pub mod chain;
 pub mod history;
+pub mod outbox;
 pub mod quests;
 pub mod reindex;
 pub mod replays;
 pub mod rows;
 pub mod sessions;
+mod writer;
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,

@@ -1,0 +1,338 @@
+//! The write chain's one writer task: jobs in order, grouped into transactions, and what
+//! it does when the storage fails.
+//!
+//! A failed transaction is rolled back and its connection closed (never handed back to the
+//! pool with its state unknown: a connection that kept a write lock, or that believed it was
+//! still inside a transaction, is how history was once lost silently after a full disk). Then
+//! the failure is told apart:
+//! - **the storage** (disk full, read-only, locked or busy, an I/O error, the pool gone): the
+//!   whole group is held, in order, and tried again after a back-off (0.25 s doubling to
+//!   5 s) until it commits; meanwhile `storage_degraded` is set, which `/healthz` and
+//!   `/metrics` report. Rooms keep handing over batches; with 20 of a room's batches held or
+//!   queued, its next ones are dropped and counted (`Chain::submit`), and past `MAX_HELD`
+//!   held batches in all the oldest are dropped, so memory stays bounded however long the
+//!   fault lasts. Nothing is counted written before its transaction committed.
+//! - **one job** (anything else): the group's jobs are written one by one; a batch that fails
+//!   alone is dropped and counted, a `Must` is retried.
+
+use super::Store;
+use super::chain::{Batch, ChainStats, Faults, Must, Notify};
+use super::history;
+use super::quests::{self, Completion, QuestDef};
+use super::rows::{EventRow, RoundMeta};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+/// Jobs folded into one transaction at most.
+const GROUP: usize = 512;
+/// Batches held through a storage fault, in all, before the oldest are dropped.
+pub const MAX_HELD: usize = 4096;
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+pub(super) enum Job {
+    Batch(Batch),
+    Must(Must),
+    Barrier(oneshot::Sender<()>),
+}
+
+/// Why a write failed.
+#[derive(Debug, Clone)]
+enum WriteError {
+    /// The storage, not the job: held and retried until it clears.
+    Storage(String),
+    /// This job (or one in its group).
+    Job(String),
+}
+
+impl From<sqlx::Error> for WriteError {
+    fn from(e: sqlx::Error) -> WriteError {
+        // SQLite's primary result codes for a fault of the storage rather than of the
+        // statement: BUSY 5, LOCKED 6, NOMEM 7, READONLY 8, IOERR 10, CORRUPT 11, FULL 13,
+        // CANTOPEN 14, PROTOCOL 15 (extended codes carry the primary in their low byte).
+        const STORAGE: [i64; 9] = [5, 6, 7, 8, 10, 11, 13, 14, 15];
+        let storage = match &e {
+            sqlx::Error::Database(db) => db
+                .code()
+                .and_then(|c| c.parse::<i64>().ok())
+                .is_some_and(|c| STORAGE.contains(&(c & 0xff))),
+            sqlx::Error::Io(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => true,
+            _ => false,
+        };
+        if storage {
+            WriteError::Storage(e.to_string())
+        } else {
+            WriteError::Job(e.to_string())
+        }
+    }
+}
+
+/// What one job wrote: new event rows, and the quests they completed.
+type JobDone = (u64, Vec<(Arc<RoundMeta>, Completion)>);
+
+/// Writes one thing that must not be lost, in the caller's transaction.
+async fn apply(
+    conn: &mut sqlx::SqliteConnection,
+    must: &Must,
+    defs: &[QuestDef],
+    done: &mut Vec<(Arc<RoundMeta>, Completion)>,
+) -> sqlx::Result<()> {
+    match must {
+        Must::Begin(meta) => history::begin_round(conn, meta).await,
+        Must::Finish { meta, outcome, .. } => {
+            let c = history::finish_round(conn, meta, outcome, defs).await?;
+            done.extend(c.into_iter().map(|c| (meta.clone(), c)));
+            Ok(())
+        }
+        Must::Session(s) => super::sessions::upsert(conn, s).await,
+    }
+}
+
+/// Writes a group in one transaction on a connection of its own; after any failure that
+/// connection is closed, so no later write runs on it.
+async fn write_group(
+    store: &Store,
+    jobs: &[Job],
+    defs: &[QuestDef],
+    faults: &Faults,
+) -> Result<Vec<JobDone>, WriteError> {
+    // The slow-database seam: wait while `slow_ms` says so (re-read, so clearing it ends
+    // the wait).
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(faults.slow_ms.load(Relaxed)) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if faults.fail.load(Relaxed) {
+        return Err(WriteError::Storage(
+            "injected database failure (test mode)".into(),
+        ));
+    }
+    let mut conn = store.pool.acquire().await?;
+    let written = write_in(&mut conn, jobs, defs, faults).await;
+    if written.is_err() {
+        // The transaction was rolled back when it dropped (or by SQLite itself); the
+        // connection goes too, with whatever lock or state it might still hold.
+        let _ = conn.close().await;
+    }
+    written
+}
+
+async fn write_in(
+    conn: &mut sqlx::SqliteConnection,
+    jobs: &[Job],
+    defs: &[QuestDef],
+    faults: &Faults,
+) -> Result<Vec<JobDone>, WriteError> {
+    use sqlx::Connection;
+    // The read-only seam: SQLite's own SQLITE_READONLY on every write after this.
+    match faults.read_only.load(Relaxed) {
+        1 => {
+            sqlx::query("PRAGMA query_only = ON")
+                .execute(&mut *conn)
+                .await?
+        }
+        2 => {
+            sqlx::query("PRAGMA query_only = OFF")
+                .execute(&mut *conn)
+                .await?
+        }
+        _ => Default::default(),
+    };
+    let mut tx = conn.begin().await?;
+    let mut out: Vec<JobDone> = Vec::with_capacity(jobs.len());
+    // Batches insert their rows as they come; quest progress is folded once for the whole
+    // group, in order, so a session's quest is read and written once per transaction.
+    let mut fresh: Vec<(Arc<RoundMeta>, Vec<EventRow>)> = Vec::new();
+    let mut first_batch = None;
+    for (i, job) in jobs.iter().enumerate() {
+        let mut done = Vec::new();
+        let events = match job {
+            Job::Batch(b) => {
+                let rows = history::insert_events(&mut tx, &b.meta, &b.rows).await?;
+                first_batch.get_or_insert(i);
+                let n = rows.len() as u64;
+                fresh.push((b.meta.clone(), rows));
+                n
+            }
+            Job::Must(must) => {
+                apply(&mut tx, must, defs, &mut done).await?;
+                0
+            }
+            Job::Barrier(_) => 0,
+        };
+        out.push((events, done));
+    }
+    if let Some(i) = first_batch {
+        let refs: Vec<(&RoundMeta, &EventRow)> = fresh
+            .iter()
+            .flat_map(|(m, rows)| rows.iter().map(move |r| (m.as_ref(), r)))
+            .collect();
+        let completions = quests::fold_events(&mut tx, &refs, defs).await?;
+        for (meta, c) in completions {
+            if let Some((arc, _)) = fresh.iter().find(|(a, _)| a.round_key == meta.round_key) {
+                out[i].1.push((arc.clone(), c));
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(out)
+}
+
+pub(super) async fn run(
+    store: Store,
+    defs: Vec<QuestDef>,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    stats: Arc<ChainStats>,
+    faults: Arc<Faults>,
+    notify: Notify,
+) {
+    // Jobs waiting for the storage to come back, in order, ahead of anything newer.
+    let mut held: VecDeque<Job> = VecDeque::new();
+    let mut backoff: Option<Duration> = None;
+    let mut last_error_log: Option<Instant> = None;
+    loop {
+        if let Some(wait) = backoff {
+            tokio::time::sleep(wait).await;
+        } else if held.is_empty() {
+            match rx.recv().await {
+                Some(j) => held.push_back(j),
+                None => return,
+            }
+        }
+        while let Ok(j) = rx.try_recv() {
+            held.push_back(j);
+        }
+        bound_held(&mut held, &stats);
+        let jobs: Vec<Job> = held.drain(..held.len().min(GROUP)).collect();
+        let results = match write_group(&store, &jobs, &defs, &faults).await {
+            Ok(per_job) => per_job.into_iter().map(Ok).collect(),
+            Err(WriteError::Storage(e)) => {
+                stats.write_errors.fetch_add(1, Relaxed);
+                stats.storage_degraded.store(true, Relaxed);
+                log_once_a_second(&mut last_error_log, &e);
+                backoff = Some(backoff.map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF)));
+                hold_again(&mut held, jobs);
+                continue;
+            }
+            Err(WriteError::Job(e)) => {
+                tracing::debug!(error = %e, "a group failed; writing its jobs one by one");
+                let mut v = Vec::with_capacity(jobs.len());
+                for job in &jobs {
+                    v.push(
+                        write_group(&store, std::slice::from_ref(job), &defs, &faults)
+                            .await
+                            .map(|mut r| r.remove(0)),
+                    );
+                }
+                v
+            }
+        };
+        let mut storage_failed = false;
+        let mut again = Vec::new();
+        for (job, result) in jobs.into_iter().zip(results) {
+            match (job, result) {
+                (Job::Barrier(done), _) => {
+                    let _ = done.send(());
+                }
+                (Job::Batch(b), Ok((events, completions))) => {
+                    b.pending.fetch_sub(1, Relaxed);
+                    stats.batches_written.fetch_add(1, Relaxed);
+                    stats.events_written.fetch_add(events, Relaxed);
+                    for (meta, c) in completions {
+                        notify(&meta, c);
+                    }
+                }
+                (Job::Must(m), Ok((_, completions))) => {
+                    if let Must::Finish { outbox, .. } = &m {
+                        stats.outbox_pending.fetch_sub(1, Relaxed);
+                        if let Some(p) = outbox {
+                            let _ = std::fs::remove_file(p);
+                        }
+                    }
+                    for (meta, c) in completions {
+                        notify(&meta, c);
+                    }
+                }
+                (job, Err(WriteError::Storage(e))) => {
+                    stats.write_errors.fetch_add(1, Relaxed);
+                    log_once_a_second(&mut last_error_log, &e);
+                    storage_failed = true;
+                    again.push(job);
+                }
+                (Job::Batch(b), Err(WriteError::Job(e))) => {
+                    b.pending.fetch_sub(1, Relaxed);
+                    stats.batches_dropped.fetch_add(1, Relaxed);
+                    stats.write_errors.fetch_add(1, Relaxed);
+                    tracing::error!(error = %e, round = %b.meta.round_key, tick = b.tick, "a history batch could not be written and was dropped (the replay file keeps it; reindex repairs)");
+                }
+                (Job::Must(m), Err(WriteError::Job(e))) => {
+                    stats.write_errors.fetch_add(1, Relaxed);
+                    log_once_a_second(&mut last_error_log, &e);
+                    again.push(Job::Must(m));
+                }
+            }
+        }
+        hold_again(&mut held, again);
+        if storage_failed {
+            stats.storage_degraded.store(true, Relaxed);
+            backoff = Some(backoff.map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF)));
+        } else {
+            if stats.storage_degraded.swap(false, Relaxed) {
+                tracing::warn!("history writes resumed: the storage fault cleared");
+            }
+            // A `Must` that failed as a job waits a second, not a busy loop.
+            backoff = (!held.is_empty()).then_some(Duration::from_secs(1));
+        }
+    }
+}
+
+/// Puts jobs back at the front of the held queue, in their order. A barrier is answered
+/// instead: `flushed` means written, or held in memory through a storage fault.
+fn hold_again(held: &mut VecDeque<Job>, jobs: Vec<Job>) {
+    for job in jobs.into_iter().rev() {
+        match job {
+            Job::Barrier(done) => {
+                let _ = done.send(());
+            }
+            job => held.push_front(job),
+        }
+    }
+}
+
+/// Past `MAX_HELD` held batches, the oldest are dropped and counted.
+fn bound_held(held: &mut VecDeque<Job>, stats: &ChainStats) {
+    let batches = held.iter().filter(|j| matches!(j, Job::Batch(_))).count();
+    let mut excess = batches.saturating_sub(MAX_HELD);
+    if excess == 0 {
+        return;
+    }
+    held.retain(|j| match j {
+        Job::Batch(b) if excess > 0 => {
+            excess -= 1;
+            b.pending.fetch_sub(1, Relaxed);
+            stats.batches_dropped.fetch_add(1, Relaxed);
+            false
+        }
+        _ => true,
+    });
+    tracing::warn!(
+        held = MAX_HELD,
+        "history batches dropped: the storage fault outlasted the batches held in memory"
+    );
+}
+
+fn log_once_a_second(last: &mut Option<Instant>, error: &str) {
+    if last.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+        *last = Some(Instant::now());
+        tracing::error!(
+            error,
+            "history write failed; held and retried until the database takes it (the replay files keep everything)"
+        );
+    }
+}
