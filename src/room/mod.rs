@@ -21,6 +21,7 @@ mod events;
 mod lobby;
 mod phase;
 mod play;
+mod replay_file;
 mod seats;
 mod verdict;
 

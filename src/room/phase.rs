@@ -5,6 +5,7 @@
 //! finished round has its `round` frame until the room moves on. The wire names
 //! of these states (`RoomState`) come from here and nowhere else.
 
+use super::replay_file::ReplayFile;
 use crate::bots::BotTeam;
 use crate::log::Accepted;
 use crate::round::Round;
@@ -13,8 +14,6 @@ use crate::store::chain::Batch;
 use crate::store::rows::{EventRow, RoundMeta};
 use crate::wire::PassEncoder;
 use crate::wire::messages::{RoomState, ServerMsg};
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
@@ -37,7 +36,7 @@ pub(super) enum Phase {
 }
 
 pub(super) struct Play {
-    pub round: Round<BufWriter<File>>,
+    pub round: Round<ReplayFile>,
     pub path: PathBuf,
     /// Accepted inputs waiting for the tick, with their seat.
     pub queue: Vec<(u8, Accepted)>,

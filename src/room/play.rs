@@ -10,6 +10,7 @@
 //! `verdict`'s crash path; the rest of the server goes on.
 
 use super::phase::{Phase, Play};
+use super::replay_file::ReplayFile;
 use super::{Outlet, Room};
 use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
@@ -20,8 +21,6 @@ use crate::store::chain::Must;
 use crate::store::rows::{RoundMeta, event_rows};
 use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
 use crate::wire::{PassEncoder, SnapFrame};
-use std::fs::File;
-use std::io::BufWriter;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -86,9 +85,9 @@ impl Room {
             &path.display().to_string(),
         ));
         let started = std::fs::create_dir_all(&dir)
-            .and_then(|_| File::create(&path))
+            .and_then(|_| ReplayFile::create(path.clone()))
             .map_err(|e| e.to_string())
-            .and_then(|f| Round::start(header, BufWriter::new(f)).map_err(|e| e.to_string()));
+            .and_then(|f| Round::start(header, f).map_err(|e| e.to_string()));
         let (round, first) = match started {
             Ok(r) => r,
             Err(e) => {

@@ -32,7 +32,10 @@ impl Room {
         let ids = play.round.fold().ids.clone();
         let mut summary = play.round.summary();
         match play.round.finish() {
-            Ok((_, result)) => summary = summary.ended_as(result),
+            Ok((file, result)) => {
+                summary = summary.ended_as(result);
+                file.close();
+            }
             Err(e) => {
                 tracing::error!(room = %self.code, path = %play.path.display(), error = %e, "the round's end could not be written");
             }
@@ -109,7 +112,7 @@ impl Room {
             to_history(&shared, play.meta.clone(), &summary, None);
             let path = play.path.clone();
             let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                play.round.finish().map(|_| ())
+                play.round.finish().map(|(file, _)| file.close())
             }));
             if !matches!(finished, Ok(Ok(()))) {
                 tracing::error!(room = %self.code, path = %path.display(), "the aborted round's end could not be written");

@@ -1,0 +1,206 @@
+//! A live round's replay file, which holds its bytes in memory while the disk refuses them.
+//!
+//! The round writes through this instead of a `BufWriter<File>`. Bytes are buffered (8 KiB,
+//! as a `BufWriter` would) and appended to the file; when the file refuses them (disk full,
+//! read-only, an I/O error) they stay in memory, in order, and every later write or flush
+//! (the room flushes once a second) tries again from the first byte the file did not take,
+//! so the file ends up exactly as if nothing had happened. The round plays on meanwhile: a
+//! full disk no longer aborts every live round. Memory is bounded: past 8 MiB held by one
+//! round, or 64 MiB by all rounds together, a write fails and the round is aborted as
+//! before (a 150 s round's replay is under 256 KB, so this takes a long outage). At the
+//! round's end what is still held goes to a task that keeps trying once a second.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Duration;
+
+/// Bytes gathered before a write to the file is attempted.
+const BUFFER: usize = 8 * 1024;
+/// Bytes one round may hold while the file refuses them.
+const ROUND_LIMIT: usize = 8 << 20;
+/// Bytes all rounds together may hold.
+const PROCESS_LIMIT: usize = 64 << 20;
+
+/// Bytes held by every live replay file beyond its buffer.
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+pub struct ReplayFile {
+    file: File,
+    path: PathBuf,
+    pending: Vec<u8>,
+    /// What of `pending` is counted in `HELD` (the part beyond one buffer).
+    counted: usize,
+    /// Set while the file refuses writes (logged once per outage).
+    refusing: bool,
+}
+
+impl ReplayFile {
+    pub fn create(path: PathBuf) -> io::Result<ReplayFile> {
+        Ok(ReplayFile {
+            file: File::create(&path)?,
+            path,
+            pending: Vec::with_capacity(BUFFER),
+            counted: 0,
+            refusing: false,
+        })
+    }
+
+    /// Appends what the file will take; false while it refuses.
+    fn drain(&mut self) -> bool {
+        let mut taken = 0;
+        let result = loop {
+            if taken == self.pending.len() {
+                break Ok(());
+            }
+            match self.file.write(&self.pending[taken..]) {
+                Ok(0) => break Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(n) => taken += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        self.pending.drain(..taken);
+        self.recount();
+        match result {
+            Ok(()) => {
+                if std::mem::take(&mut self.refusing) {
+                    tracing::warn!(path = %self.path.display(), "the replay file takes writes again; nothing was lost");
+                }
+                true
+            }
+            Err(e) => {
+                if !std::mem::replace(&mut self.refusing, true) {
+                    tracing::error!(path = %self.path.display(), error = %e, held = self.pending.len(), "the replay file refuses writes; the round plays on and its bytes are held in memory");
+                }
+                false
+            }
+        }
+    }
+
+    fn recount(&mut self) {
+        let now = self.pending.len().saturating_sub(BUFFER);
+        if now > self.counted {
+            HELD.fetch_add(now - self.counted, Relaxed);
+        } else {
+            HELD.fetch_sub(self.counted - now, Relaxed);
+        }
+        self.counted = now;
+    }
+
+    /// After the round: what is still held is written by a task that tries once a second.
+    pub fn close(mut self) {
+        if self.drain() {
+            return;
+        }
+        tokio::spawn(async move {
+            while !self.drain() {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
+}
+
+impl Write for ReplayFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let room = ROUND_LIMIT.saturating_sub(self.pending.len());
+        if buf.len() > room || HELD.load(Relaxed) + buf.len() > PROCESS_LIMIT {
+            // Full: one more try before giving up.
+            self.drain();
+            if buf.len() > ROUND_LIMIT.saturating_sub(self.pending.len())
+                || HELD.load(Relaxed) + buf.len() > PROCESS_LIMIT
+            {
+                return Err(io::Error::other(format!(
+                    "{} refuses writes and the bytes held for it reached the limit",
+                    self.path.display()
+                )));
+            }
+        }
+        self.pending.extend_from_slice(buf);
+        // While the file refuses, it is tried again at the next flush, not at every write.
+        if self.pending.len() >= BUFFER && !self.refusing {
+            self.drain();
+        }
+        self.recount();
+        Ok(buf.len())
+    }
+
+    /// Never fails while the bytes fit in memory: a refusing file is retried at the next.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.drain() {
+            self.file.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ReplayFile {
+    fn drop(&mut self) {
+        if !self.pending.is_empty() {
+            self.drain();
+        }
+        HELD.fetch_sub(self.counted, Relaxed);
+        self.counted = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_refused_by_the_file_are_held_and_written_in_order_later() {
+        // /dev/full refuses every write with ENOSPC, as a full disk does.
+        let Ok(full) = File::options().write(true).open("/dev/full") else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("uc-replay-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.ucr");
+        let mut f = ReplayFile {
+            file: full,
+            path: path.clone(),
+            pending: Vec::new(),
+            counted: 0,
+            refusing: false,
+        };
+        let bytes: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        for chunk in bytes.chunks(1000) {
+            assert_eq!(f.write(chunk).unwrap(), chunk.len());
+        }
+        f.flush().unwrap();
+        assert_eq!(
+            f.pending.len(),
+            bytes.len(),
+            "the disk took nothing; everything is held"
+        );
+        // The disk has room again.
+        f.file = File::create(&path).unwrap();
+        f.flush().unwrap();
+        assert_eq!(f.pending.len(), 0);
+        drop(f);
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_round_holds_at_most_its_limit() {
+        let Ok(full) = File::options().write(true).open("/dev/full") else {
+            return;
+        };
+        let mut f = ReplayFile {
+            file: full,
+            path: PathBuf::from("/dev/full"),
+            pending: Vec::new(),
+            counted: 0,
+            refusing: false,
+        };
+        let chunk = vec![0u8; 1 << 20];
+        let mut accepted = 0;
+        while f.write(&chunk).is_ok() {
+            accepted += 1;
+            assert!(accepted <= 8, "held more than 8 MiB");
+        }
+        assert_eq!(accepted, 8);
+    }
+}
