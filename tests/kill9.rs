@@ -223,3 +223,76 @@ fn events_in(path: &std::path::Path) -> usize {
     }
     ev.len()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_with_an_emote_just_before_it_ends_the_round_aborted_in_its_file_and_the_database()
+{
+    // Given a round playing on the 40 s level (no bot ends it early: nobody plays).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let data = std::env::temp_dir().join(format!("undercooked-sigterm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let mut server = start(port, &data);
+    wait_up(port).await;
+    let (code, host) = server::create_room(addr, "Ann").await;
+    let (_, j) = server::join_room(addr, &code, "Bob").await;
+    let guest = j["you"]["token"].as_str().unwrap().to_string();
+    let mut a = Client::hello(addr, &code, &host).await;
+    let mut b = Client::hello(addr, &code, &guest).await;
+    a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
+        .await;
+    b.send(json!({"type": "ready"})).await;
+    loop {
+        if a.expect("lobby").await["can_start"] == true {
+            break;
+        }
+    }
+    a.send(json!({"type": "start"})).await;
+    let mut snaps = 0;
+    while snaps < 20 {
+        if let Some(Got::Frame(v)) = a.next(5.0).await
+            && v["type"] == "snap"
+        {
+            snaps += 1;
+        }
+    }
+    // When an emote is sent and SIGTERM follows within a few milliseconds (most often in
+    // the same tick: the emote is a record of a tick that never closes).
+    a.send(json!({"type": "emote", "id": "wave"})).await;
+    tokio::time::sleep(Duration::from_millis(3)).await;
+    Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    let exit = server.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+
+    // Then the replay file ends the round as aborted and verifies whole ...
+    let replays: Vec<_> = std::fs::read_dir(data.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(replays.len(), 1);
+    let rerun = undercooked::verify::replay_bytes(&std::fs::read(&replays[0]).unwrap());
+    assert_eq!(rerun.verdict, undercooked::verify::Verdict::Identical);
+    // ... and the database already holds the aborted result, before any restart.
+    let store = undercooked::store::Store::open(&format!(
+        "sqlite://{}",
+        data.join("undercooked.db").display()
+    ))
+    .await
+    .unwrap();
+    let (result, ticks): (Option<String>, Option<i64>) =
+        sqlx::query_as("SELECT result, ticks FROM rounds WHERE room_code = ?")
+            .bind(&code)
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+    assert_eq!(result.as_deref(), Some("aborted"));
+    assert!(ticks.unwrap_or(0) >= 15, "the ticks it reached: {ticks:?}");
+    let _ = std::fs::remove_dir_all(&data);
+}

@@ -23,6 +23,32 @@ fn small_replay() -> Vec<u8> {
 }
 
 #[test]
+fn a_round_cut_short_with_a_seat_record_in_its_last_tick_still_ends_aborted_and_verifies() {
+    // Given a round with an emote and a disconnect accepted in a tick that never closes
+    // (a shutdown or a failed tick comes first).
+    use undercooked::log::Accepted;
+    let level = kitchen::campaign().into_iter().next().unwrap();
+    let header = undercooked::simulate::bot_header(&level, 5, 2, 20);
+    let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
+    for _ in 0..30 {
+        round.close_tick().unwrap();
+    }
+    round
+        .append(Accepted::Emoted {
+            seat: 0,
+            id: "wave".into(),
+        })
+        .unwrap();
+    round.append(Accepted::Disconnected(1)).unwrap();
+    // When it is finished there.
+    let (bytes, result) = round.finish().unwrap();
+    // Then its end is written as aborted and the file verifies whole.
+    assert_eq!(result.name(), "aborted");
+    let rerun = replay_bytes(&bytes);
+    assert_eq!(rerun.verdict, Verdict::Identical);
+}
+
+#[test]
 fn a_complete_replay_verifies_identical() {
     assert_eq!(replay_bytes(&small_replay()).verdict, Verdict::Identical);
 }

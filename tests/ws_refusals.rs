@@ -207,6 +207,8 @@ async fn a_panicking_tick_aborts_its_room_only() {
     }
     a.expect("snap").await;
     b.expect("snap").await;
+    // An emote just before the panic: most often a record of the tick that panics.
+    a.send(json!({"type": "emote", "id": "wave"})).await;
     let (status, _) = server::http(
         addr,
         "POST",
@@ -239,6 +241,15 @@ async fn a_panicking_tick_aborts_its_room_only() {
         .unwrap();
     let verdict = undercooked::verify::replay_bytes(&std::fs::read(doomed_file).unwrap()).verdict;
     assert_eq!(verdict, undercooked::verify::Verdict::Identical);
+    // and the database holds the aborted result
+    server.shared.chain().unwrap().flushed().await;
+    let result: Option<String> =
+        sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
+            .bind(&doomed)
+            .fetch_one(&server.shared.store().unwrap().pool)
+            .await
+            .unwrap();
+    assert_eq!(result.as_deref(), Some("aborted"));
     server.stop().await;
 }
 

@@ -186,10 +186,16 @@ impl RoundFold {
             Record::Ended { tick, result } => {
                 self.check_record(*tick, None, "Ended")?;
                 let result = *result;
-                if !self.pending.inputs.is_empty() || !self.pending.seat_changes.is_empty() {
-                    return Err(FoldError(
-                        "Ended with records still queued for an unclosed tick".into(),
-                    ));
+                // A round cut short (a shutdown, a failed tick) may end with records of its
+                // last tick accepted but never stepped: they are dropped with the tick. A
+                // round that reached its verdict closed every tick it took records for.
+                if self.has_queued() {
+                    if result != RoundResult::Aborted {
+                        return Err(FoldError(
+                            "Ended with records still queued for an unclosed tick".into(),
+                        ));
+                    }
+                    self.pending.clear();
                 }
                 if self.state.verdict.is_none() && result == RoundResult::Aborted {
                     conclude(
@@ -205,6 +211,11 @@ impl RoundFold {
                 Ok(Applied::Ended { matches })
             }
         }
+    }
+
+    /// Whether records wait for the current tick to close.
+    fn has_queued(&self) -> bool {
+        !self.pending.inputs.is_empty() || !self.pending.seat_changes.is_empty()
     }
 
     /// Closes the current tick: steps the sim over what was queued for it and returns the
