@@ -100,15 +100,14 @@ pub async fn run(
     // The aborted rounds' results (and every batch before them) into the database before
     // the process exits, unless the storage is failing: then the outbox keeps the results
     // for the next start.
-    if let Some(chain) = shared.chain() {
-        if tokio::time::timeout(Duration::from_secs(5), chain.flushed())
+    if let Some(chain) = shared.chain()
+        && tokio::time::timeout(Duration::from_secs(5), chain.flushed())
             .await
             .is_err()
-        {
-            tracing::warn!(
-                "the history did not finish writing within 5 s; the outbox keeps the round results for the next start"
-            );
-        }
+    {
+        tracing::warn!(
+            "the history did not finish writing within 5 s; the outbox keeps the round results for the next start"
+        );
     }
 }
 
