@@ -136,7 +136,21 @@ fn verify_names_the_tick_and_fields_of_a_divergence() {
     std::fs::write(&diverged, w.into_inner()).unwrap();
     let (code, stdout, _) = run(bin().arg("verify").arg(&diverged));
     assert_eq!(code, 1, "{stdout}");
-    assert!(stdout.contains("DIVERGED: diverged at tick"), "{stdout}");
+    assert!(
+        stdout.contains("diverged.ucr: DIVERGED at tick"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.to_lowercase().contains("diverged: diverged"),
+        "one word once: {stdout}"
+    );
+    // replay says the same of it, instead of calling the round unfinished.
+    let (code, stdout, _) = run(bin().arg("replay").arg(&diverged));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("result   unknown: the file diverged from its re-run at tick"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("recorded") && stdout.contains("replayed") && stdout.contains("p[i="),
         "names the field: {stdout}"
@@ -210,10 +224,7 @@ fn verify_over_the_golden_corpus_folder_passes_with_one_line_per_file() {
     let (code, stdout, stderr) = run(bin().args(["verify", "replays"]));
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(
-        stdout
-            .lines()
-            .filter(|l| l.contains(": ok: identical"))
-            .count(),
+        stdout.lines().filter(|l| l.ends_with(": ok")).count(),
         goldens(),
         "{stdout}"
     );
@@ -338,7 +349,40 @@ fn reindex_then_sql_answers_as_a_table_json_and_csv_and_refuses_writes() {
         .env("UNDERCOOKED_DATA_DIR", &data));
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("refused") && stderr.contains("read-only"),
+        stderr.contains("refused") && stderr.contains("only reads"),
+        "{stderr}"
+    );
+    // Nothing writes a file: not a copy of the database, not a temporary table, not a
+    // journal switch, not a second statement hidden after a first.
+    let copy = tmp("copy-of-history.db");
+    let _ = std::fs::remove_file(&copy);
+    for q in [
+        format!("VACUUM INTO '{}'", copy.display()),
+        "CREATE TEMP TABLE t (x)".to_string(),
+        "PRAGMA journal_mode=DELETE".to_string(),
+        format!("SELECT 1; VACUUM INTO '{}'", copy.display()),
+        format!("ATTACH '{}' AS other", copy.display()),
+    ] {
+        let (code, _, stderr) = run(bin()
+            .args(["sql", q.as_str()])
+            .env("UNDERCOOKED_DATA_DIR", &data));
+        assert_eq!(code, 2, "{q}: {stderr}");
+        assert!(
+            stderr.starts_with("undercooked: refused: "),
+            "{q}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    }
+    assert!(!copy.exists(), "no statement wrote a file");
+    // A missing database is named, with what makes one.
+    let (code, _, stderr) = run(bin()
+        .args(["sql", "SELECT 1"])
+        .env("UNDERCOOKED_DATA_DIR", tmp("no-such-data-dir")));
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("there is no database at")
+            && stderr.contains("undercooked serve")
+            && stderr.contains("undercooked reindex"),
         "{stderr}"
     );
     let (_, stdout, _) = run(bin()
@@ -429,4 +473,66 @@ fn levels_check_sweeps_a_level_with_one_to_four_bots() {
         .collect();
     assert_eq!(rows.len(), 4, "one row per bot count: {stdout}");
     assert!(rows[0].starts_with("| 01_good | 1 |"), "{stdout}");
+}
+
+/// Runs the command with its stdout read for one line only, then closed (`| head -1`).
+fn first_line_then_close(cmd: &mut Command) -> (i32, String, String) {
+    use std::io::{BufRead, Read};
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    out.read_line(&mut first).unwrap();
+    drop(out);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    (status.code().unwrap_or(-1), first, stderr)
+}
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly_with_its_own_exit_code() {
+    // `verify replays | head -1`: the golden corpus verifies, so 0, and no panic.
+    let (code, first, stderr) = first_line_then_close(bin().args(["verify", "replays"]));
+    assert!(first.ends_with(": ok\n"), "{first}");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // `replay --frames | head -1`: thousands of frames, the reader gone after one.
+    let (code, first, stderr) =
+        first_line_then_close(bin().args(["replay", "--frames", "replays/01_first_kitchen.ucr"]));
+    assert!(first.starts_with("{"), "{first}");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn verify_of_a_folder_without_replays_fails_with_a_sentence() {
+    let empty = tmp("no-replays-here");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, stdout, _) = run(bin().arg("verify").arg(&empty));
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stdout.contains("UNREADABLE: no replay files (*.ucr) in this folder"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn replay_refuses_frames_with_json() {
+    let (code, _, stderr) = run(bin().args([
+        "replay",
+        "--frames",
+        "--json",
+        "replays/01_first_kitchen.ucr",
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--json"), "{stderr}");
 }

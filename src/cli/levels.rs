@@ -69,13 +69,13 @@ fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let Scanned { levels, broken } = scan_files(&files);
     for b in &broken {
         for e in &b.errors {
-            println!("error: {e}");
+            outln!("error: {e}");
         }
     }
     let mut warnings = 0;
     for l in &levels {
         let lv = &l.level;
-        println!(
+        outln!(
             "{}: ok: {} ({}x{}, {}, target {} in {} s: about {} of {} orders)",
             l.file_name,
             lv.name,
@@ -92,24 +92,24 @@ fn check(args: CheckArgs) -> anyhow::Result<u8> {
         );
         for w in lint::lints(lv) {
             warnings += 1;
-            println!("warning[{}]: {}: {}", w.kind, l.file_name, w.message);
+            outln!("warning[{}]: {}: {}", w.kind, l.file_name, w.message);
         }
     }
     if args.seeds > 0 && !levels.is_empty() {
         let seeds: Vec<u64> = (args.first_seed..args.first_seed + args.seeds).collect();
         let rows = sweep_all(&levels, &seeds, args.tick_hz)?;
-        println!();
-        println!(
+        outln!();
+        outln!(
             "Bot sweep: seeds {}-{}, {} Hz (per round means; ★ counts rounds by stars 0/1/2/3)",
             seeds[0],
             seeds[seeds.len() - 1],
             args.tick_hz
         );
-        println!();
-        print!("{}", table(&rows));
+        outln!();
+        out!("{}", table(&rows));
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{} levels ok, {} broken, {warnings} warnings",
         levels.len(),
         broken.len()

@@ -91,9 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!();
     }
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", table(&report));
+        out!("{}", table(&report));
     }
     Ok(0)
 }

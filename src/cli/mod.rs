@@ -1,6 +1,9 @@
 //! The command line: clap parses arguments into plain commands, each run by its own module
 //! and returning an exit code. `anyhow` lives only here, at the edge.
 
+#[macro_use]
+mod out;
+
 mod levels;
 mod loadtest;
 mod reindex;
@@ -8,6 +11,7 @@ mod replay;
 mod serve;
 mod simulate;
 mod sql;
+mod sql_guard;
 mod verify;
 
 use clap::{Parser, Subcommand};

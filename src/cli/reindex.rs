@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             eprintln!();
         }
         let secs = started.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "reindexed {} of {} files from {} into {location}: {} new events, {} incomplete, {} unreadable ({:.1} rounds/s)",
             report.rounds,
             report.files,
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             report.rounds as f64 / secs.max(1e-9)
         );
         for (path, why) in &report.unreadable {
-            println!("{}: unreadable: {why}", path.display());
+            outln!("{}: unreadable: {why}", path.display());
         }
         anyhow::Ok(if report.unreadable.is_empty() { 0 } else { 2 })
     })

@@ -11,8 +11,9 @@ use undercooked::verify::{Verdict, replay_bytes};
 pub struct Args {
     /// The replay file.
     file: PathBuf,
-    /// Print every `snap` frame the players were sent, one JSON line each.
-    #[arg(long)]
+    /// Print every `snap` frame the players were sent, one JSON line each (already JSON:
+    /// it does not combine with `--json`).
+    #[arg(long, conflicts_with = "json")]
     frames: bool,
     /// Print the summary as one JSON object.
     #[arg(long)]
@@ -30,7 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     };
     if args.frames {
         for (_, frame) in &rerun.frames {
-            println!("{}", frame.raw());
+            outln!("{}", frame.raw());
         }
         if !matches!(rerun.verdict, Verdict::Identical) {
             eprintln!("{name}: {}", describe(&rerun.verdict));
@@ -40,12 +41,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let summary = RoundSummary::of(&fold.state, &fold.rules);
     let verify = describe(&rerun.verdict);
     if args.json {
-        println!(
+        outln!(
             "{}",
             json_summary(&name.to_string(), header, &summary, &verify)
         );
     } else {
-        print_summary(header, &summary, &verify);
+        print_summary(header, &summary, &rerun.verdict);
     }
     Ok(rerun.verdict.exit_code())
 }
@@ -86,37 +87,51 @@ fn json_summary(file: &str, header: &Header, summary: &RoundSummary, verify: &st
     })
 }
 
-fn print_summary(header: &Header, summary: &RoundSummary, verify: &str) {
-    println!("level    {} ({})", summary.level_id, summary.level_name);
-    println!("seed     {}   tick_hz {}", header.seed, header.tick_hz);
+fn print_summary(header: &Header, summary: &RoundSummary, verdict: &Verdict) {
+    outln!("level    {} ({})", summary.level_id, summary.level_name);
+    outln!("seed     {}   tick_hz {}", header.seed, header.tick_hz);
     for s in &header.seats {
         let (score, dishes) = cook_figures(summary, s.seat);
-        println!(
+        outln!(
             "seat {}   {} {:<16} {}  score {} dishes {}",
-            s.seat, s.player_id, s.name, s.color, score, dishes
+            s.seat,
+            s.player_id,
+            s.name,
+            s.color,
+            score,
+            dishes
         );
     }
-    println!(
-        "result   {}",
-        summary
-            .result
-            .map_or("none (round not finished)", |r| r.name())
-    );
-    println!(
+    let result = match (summary.result, verdict) {
+        (_, Verdict::Diverged(d)) => format!(
+            "unknown: the file diverged from its re-run at tick {} (the figures below are the re-run's up to there)",
+            d.tick
+        ),
+        (Some(r), _) => r.name().to_string(),
+        (None, _) => "none: the file ends before the round did".to_string(),
+    };
+    outln!("result   {result}");
+    outln!(
         "score    {} / {}   stars {}",
-        summary.score, summary.target, summary.stars
+        summary.score,
+        summary.target,
+        summary.stars
     );
-    println!(
+    outln!(
         "ticks    {} ({:.2} s)",
         summary.ticks,
         summary.ticks as f64 / header.tick_hz as f64
     );
     let c = &summary.counters;
-    println!(
+    outln!(
         "counters served {} missed {} wasted {} lost_items {}   longest streak {}",
-        c.served, c.missed, c.wasted, c.lost_items, summary.longest_streak
+        c.served,
+        c.missed,
+        c.wasted,
+        c.lost_items,
+        summary.longest_streak
     );
-    println!("verify   {verify}");
+    outln!("verify   {}", describe(verdict));
 }
 
 pub fn describe(v: &Verdict) -> String {

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         PathBuf::from(format!("{}-s{}-b{}.ucr", args.level, args.seed, args.bots))
     });
     std::fs::write(&out, &sim.bytes).with_context(|| format!("writing {}", out.display()))?;
-    println!(
+    outln!(
         "{}: {} with {} points, {} stars, {} ticks ({} bytes) -> {}",
         args.level,
         sim.result.name(),

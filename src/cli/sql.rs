@@ -1,5 +1,6 @@
 //! `undercooked sql "SELECT …"`: a read-only query over the history, printed as an aligned
-//! table, JSON lines or CSV.
+//! table, JSON lines or CSV. The statement is checked first (`sql_guard`), and the database
+//! is opened read-only with `query_only` on.
 
 use super::DbArgs;
 use anyhow::Context;
@@ -66,6 +67,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the runtime")?;
+    if let Err(why) = super::sql_guard::check(&args.query) {
+        eprintln!("undercooked: refused: {why}");
+        return Ok(2);
+    }
     rt.block_on(async move {
         let location = args.db.location();
         let store = undercooked::store::Store::open_read_only(&location).await?;
@@ -86,10 +91,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         if args.json {
             for row in &table {
                 let obj: serde_json::Map<String, serde_json::Value> = columns.iter().cloned().zip(row.iter().cloned()).collect();
-                println!("{}", serde_json::Value::Object(obj));
+                outln!("{}", serde_json::Value::Object(obj));
             }
         } else if args.csv {
-            let mut w = csv::Writer::from_writer(std::io::stdout());
+            let mut w = csv::Writer::from_writer(super::out::Stdout);
             w.write_record(&columns)?;
             for row in &table {
                 w.write_record(row.iter().map(text))?;
@@ -100,12 +105,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 .map(|i| table.iter().map(|r| text(&r[i]).chars().count()).chain([columns[i].chars().count()]).max().unwrap_or(0))
                 .collect();
             let line = |cells: Vec<String>| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ").trim_end().to_string();
-            println!("{}", line(columns.clone()));
-            println!("{}", line(widths.iter().map(|w| "-".repeat(*w)).collect()));
+            outln!("{}", line(columns.clone()));
+            outln!("{}", line(widths.iter().map(|w| "-".repeat(*w)).collect()));
             for row in &table {
-                println!("{}", line(row.iter().map(text).collect()));
+                outln!("{}", line(row.iter().map(text).collect()));
             }
-            println!("({} row{})", table.len(), if table.len() == 1 { "" } else { "s" });
+            outln!("({} row{})", table.len(), if table.len() == 1 { "" } else { "s" });
         }
         anyhow::Ok(0)
     })

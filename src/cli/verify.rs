@@ -1,7 +1,7 @@
 //! `undercooked verify`: re-fold replay files and directories, one line per file, the
-//! worst exit code wins (2 unreadable, 1 diverged, 3 incomplete, 0 identical).
+//! worst exit code wins (2 unreadable, 1 diverged, 3 incomplete, 0 identical). A folder
+//! with no replay files in it counts as unreadable.
 
-use super::replay::describe;
 use std::path::{Path, PathBuf};
 use undercooked::log::replay_files;
 use undercooked::verify::{Verdict, replay_bytes};
@@ -11,6 +11,20 @@ pub struct Args {
     /// Replay files, or folders of them (every `*.ucr` inside, sorted).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+}
+
+/// A file's verdict, its word once: `ok`, `DIVERGED at tick …`, `UNREADABLE: …`,
+/// `INCOMPLETE: …`.
+fn line(v: &Verdict) -> String {
+    match v {
+        Verdict::Identical => "ok".into(),
+        Verdict::Diverged(d) => {
+            let d = d.to_string();
+            format!("DIVERGED{}", d.strip_prefix("diverged").unwrap_or(&d))
+        }
+        Verdict::Unreadable(why) => format!("UNREADABLE: {why}"),
+        Verdict::Incomplete(why) => format!("INCOMPLETE: {why}"),
+    }
 }
 
 /// A file as itself; a folder as every replay file in it.
@@ -32,28 +46,27 @@ pub fn run(args: Args) -> u8 {
         let files = match files_of(path) {
             Ok(f) => f,
             Err(e) => {
-                println!("{e}: unreadable");
+                outln!("{e}: UNREADABLE");
                 note(2);
                 continue;
             }
         };
         if files.is_empty() {
-            println!("{}: no replay files (*.ucr) in this folder", path.display());
+            // A folder with nothing to verify is an error, not a pass: a job pointed at
+            // the wrong path must not go green.
+            outln!(
+                "{}: UNREADABLE: no replay files (*.ucr) in this folder",
+                path.display()
+            );
+            note(2);
         }
         for file in files {
             let verdict = match std::fs::read(&file) {
                 Ok(bytes) => replay_bytes(&bytes).verdict,
                 Err(e) => Verdict::Unreadable(e.to_string()),
             };
-            let code = verdict.exit_code();
-            let word = match code {
-                0 => "ok",
-                1 => "DIVERGED",
-                2 => "UNREADABLE",
-                _ => "INCOMPLETE",
-            };
-            println!("{}: {word}: {}", file.display(), describe(&verdict));
-            note(code);
+            outln!("{}: {}", file.display(), line(&verdict));
+            note(verdict.exit_code());
         }
     }
     worst

@@ -36,6 +36,10 @@ pub enum StoreError {
     Newer { db: String, version: i64 },
     #[error("cannot open the database {db}: {error}")]
     Open { db: String, error: String },
+    #[error(
+        "there is no database at {db}: `undercooked serve` creates it, and `undercooked reindex` builds it from replay files (--data-dir or --db say where)"
+    )]
+    Missing { db: String },
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
 }
@@ -121,10 +125,18 @@ impl Store {
         })
     }
 
-    /// Opens an existing database read-only (for `undercooked sql`): writes are refused by
-    /// SQLite itself.
+    /// Opens an existing database read-only and with `query_only` on (for `undercooked
+    /// sql`): writes are refused by SQLite itself. A database that is not there is named,
+    /// with the commands that make one.
     pub async fn open_read_only(location: &str) -> Result<Store, StoreError> {
-        let opts = options(location)?.read_only(true);
+        let opts = options(location)?
+            .read_only(true)
+            .pragma("query_only", "ON");
+        if !opts.get_filename().exists() {
+            return Err(StoreError::Missing {
+                db: opts.get_filename().display().to_string(),
+            });
+        }
         let pool = connect(location, opts, 1).await?;
         let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
             .fetch_one(&pool)

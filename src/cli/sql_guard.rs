@@ -1,0 +1,184 @@
+//! What `undercooked sql` lets through: one statement that only reads.
+//!
+//! The database is opened read-only and with `query_only` on, and before that the statement
+//! itself is checked, because a read-only connection still lets some statements write files
+//! (`VACUUM INTO` writes a full copy of the database anywhere, `ATTACH` creates one, a
+//! `PRAGMA` can switch the journal): one statement (a trailing `;` is fine), starting with
+//! `SELECT`, `WITH`, `VALUES` or `EXPLAIN`, or a `PRAGMA` from a list of ones that only
+//! report. Comments and quoted text are skipped, so neither hides nor fakes a keyword.
+
+/// Pragmas that only report, with or without a parenthesised argument (never `=`).
+const READING_PRAGMAS: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "database_list",
+    "collation_list",
+    "function_list",
+    "pragma_list",
+    "compile_options",
+    "integrity_check",
+    "quick_check",
+    "foreign_key_check",
+];
+
+/// Pragmas that report when given no argument at all (with one, they set).
+const READING_BARE_PRAGMAS: &[&str] = &[
+    "page_count",
+    "page_size",
+    "freelist_count",
+    "user_version",
+    "schema_version",
+    "journal_mode",
+    "encoding",
+    "foreign_keys",
+];
+
+/// The statement's code with comments removed and quoted text blanked (so `;` and words in
+/// them do not count), or why it cannot be read.
+fn code_of(sql: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '-' if chars.peek() == Some(&'-') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+                out.push(' ');
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        closed = true;
+                        break;
+                    }
+                    last = c;
+                }
+                if !closed {
+                    return Err("a /* comment is not closed".into());
+                }
+                out.push(' ');
+            }
+            '\'' | '"' | '`' | '[' => {
+                let end = if c == '[' { ']' } else { c };
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    if c == end {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    return Err(format!("a quoted {c}…{end} is not closed"));
+                }
+                out.push_str(" q ");
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// `Ok` when the statement may run; otherwise the sentence saying why not.
+pub fn check(sql: &str) -> Result<(), String> {
+    let code = code_of(sql)?;
+    let body = code.trim().trim_end_matches(';').trim_end();
+    if body.contains(';') {
+        return Err("one statement at a time".into());
+    }
+    let words: Vec<String> = body
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let Some(first) = words.first() else {
+        return Err("the query is empty".into());
+    };
+    match first.as_str() {
+        "select" | "with" | "values" | "explain" => Ok(()),
+        "pragma" => {
+            let name = words.get(1).map(String::as_str).unwrap_or("");
+            // `pragma main.table_info(x)`: the schema name comes first.
+            let name = match (name, words.get(2)) {
+                ("main" | "temp", Some(n)) if body.contains('.') => n.as_str(),
+                _ => name,
+            };
+            let bare = words.len() <= 2 + body.contains('.') as usize;
+            if body.contains('=') {
+                Err(format!(
+                    "PRAGMA {name} with `=` sets it: only reading pragmas run here"
+                ))
+            } else if READING_PRAGMAS.contains(&name)
+                || (READING_BARE_PRAGMAS.contains(&name) && bare && !body.contains('('))
+            {
+                Ok(())
+            } else {
+                Err(format!(
+                    "PRAGMA {name} is not one of the pragmas that only report ({}; and {} without an argument)",
+                    READING_PRAGMAS.join(", "),
+                    READING_BARE_PRAGMAS.join(", ")
+                ))
+            }
+        }
+        other => Err(format!(
+            "{} statements are refused: `sql` only reads (SELECT, WITH, VALUES, EXPLAIN, or a reporting PRAGMA)",
+            other.to_ascii_uppercase()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+
+    #[test]
+    fn reads_pass() {
+        for q in [
+            "SELECT * FROM rounds",
+            "  select 1;",
+            "WITH x AS (SELECT 1) SELECT * FROM x",
+            "VALUES (1)",
+            "EXPLAIN QUERY PLAN SELECT * FROM events",
+            "PRAGMA table_info(rounds)",
+            "pragma main.table_info(rounds)",
+            "PRAGMA page_count",
+            "SELECT 'a; VACUUM' AS s -- ; DROP TABLE x",
+            "/* note */ SELECT 1",
+        ] {
+            assert_eq!(check(q), Ok(()), "{q}");
+        }
+    }
+
+    #[test]
+    fn writes_and_file_makers_are_refused_by_name() {
+        for (q, says) in [
+            (
+                "VACUUM INTO '/tmp/copy.db'",
+                "VACUUM statements are refused",
+            ),
+            ("ATTACH 'x.db' AS x", "ATTACH statements are refused"),
+            ("CREATE TEMP TABLE t (x)", "CREATE statements are refused"),
+            ("DELETE FROM rounds", "DELETE statements are refused"),
+            ("PRAGMA journal_mode=DELETE", "with `=` sets it"),
+            ("PRAGMA journal_mode(DELETE)", "not one of the pragmas"),
+            ("PRAGMA user_version = 3", "with `=` sets it"),
+            ("PRAGMA writable_schema", "not one of the pragmas"),
+            ("SELECT 1; VACUUM INTO '/tmp/x'", "one statement at a time"),
+            ("", "empty"),
+            ("SELECT 'open", "not closed"),
+        ] {
+            let got = check(q).expect_err(q);
+            assert!(got.contains(says), "{q}: {got}");
+        }
+    }
+}
