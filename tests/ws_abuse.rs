@@ -143,6 +143,27 @@ async fn start_set_level_and_emote_floods_hold_the_host_check_and_the_emote_thro
 }
 
 #[tokio::test]
+async fn a_second_hello_on_a_socket_is_wrong_state_and_mints_nothing() {
+    let mut server = server::start(&[]).await;
+    let (code, token) = server::create_room(server.addr, "Ann").await;
+    let mut a = Client::hello(server.addr, &code, &token).await;
+    a.send(json!({"type": "hello", "p": 1, "token": null, "name": null}))
+        .await;
+    let err = a.expect("err").await;
+    assert_eq!(err["code"], "wrong_state", "{err}");
+    assert!(
+        a.log.iter().filter(|m| m["type"] == "welcome").count() == 1,
+        "no second welcome with a fresh token: {:?}",
+        a.log
+    );
+    // The socket stays in its seat.
+    a.send(json!({"type": "ready"})).await;
+    let lobby = a.expect("lobby").await;
+    assert_eq!(lobby["seats"][0]["ready"], true, "{lobby}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn duplicate_keys_unknown_fields_and_positions_are_bad_fields() {
     let mut server = server::start(&[]).await;
     let (_, mut a) = playing_room(&server).await;
@@ -257,11 +278,40 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
         (r#"{"name": 5}"#, "bad_field"),
         (r#"{"name": "a", "admin": true}"#, "bad_field"),
         (r#"{"name": "a", "name": "b"}"#, "bad_field"),
+        // An array is not the object it spells: `["name", "token"]` sets nothing.
+        (r#"["Mallory", "their-token"]"#, "bad_json"),
+        ("5", "bad_json"),
+        // A name that draws nothing (a Hangul filler, a blank Braille pattern).
+        ("{\"name\": \"\u{3164}\"}", "bad_field"),
+        ("{\"name\": \"\u{2800}\u{200B}\"}", "bad_field"),
     ] {
         let (status, v) = server::http(addr, "POST", "/api/rooms", Some(body), &[]).await;
         assert_eq!((status, v["code"].as_str()), (400, Some(code)), "{body}");
         assert!(v["msg"].is_string());
     }
+    // A body must say it is JSON: a text/plain one is what a page elsewhere can post here
+    // without asking, so it is refused (415), as is one with no Content-Type.
+    for content_type in ["text/plain", "application/x-www-form-urlencoded"] {
+        let (status, v) = server::http(
+            addr,
+            "POST",
+            "/api/rooms",
+            Some(r#"{"name": "Eve"}"#),
+            &[("Content-Type", content_type)],
+        )
+        .await;
+        assert_eq!((status, v["code"].as_str()), (415, Some("bad_json")), "{v}");
+        assert!(v["msg"].as_str().unwrap().contains(content_type), "{v}");
+    }
+    let (status, _) = server::http(
+        addr,
+        "POST",
+        "/api/rooms",
+        Some(r#"{"name": "Eve"}"#),
+        &[("Content-Type", "application/json; charset=utf-8")],
+    )
+    .await;
+    assert_eq!(status, 201);
     let big = format!(r#"{{"name": "{}"}}"#, "x".repeat(5000));
     let (status, v) = server::http(addr, "POST", "/api/rooms", Some(&big), &[]).await;
     assert_eq!(status, 400, "{v}");
@@ -295,7 +345,7 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
     assert_eq!(status, 200);
     let metrics = metrics.as_str().unwrap();
     assert!(
-        metrics.contains("undercooked_rooms{state=\"lobby\"} 1"),
+        metrics.contains("undercooked_rooms{state=\"lobby\"} 2"),
         "{metrics}"
     );
     // The history's counters are there too, for an operator's alert on dropped batches.

@@ -8,6 +8,7 @@
 //! reader applies `guard`.
 
 mod assets;
+mod body;
 mod guard;
 mod info;
 mod metrics;

@@ -1,17 +1,18 @@
 //! The rooms over HTTP: create, join, quick play, play solo, the host's bots, and a room's
 //! public status.
 //!
-//! Bodies are parsed strictly (at most 4 KB, unknown fields and duplicate keys refused);
+//! Bodies are parsed strictly (`body`: a JSON object sent as `application/json`, at most
+//! 4 KB, unknown fields and duplicate keys refused);
 //! create, join and quick all take the same `{name?, token?}` and end in the room's own
 //! reservation, so a seat is only ever given by the room.
 
+use super::body::Body;
 use super::info::bearer;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::shared::registry::{Reservation, RoomCmd};
 use crate::shared::sessions::random_hex;
-use crate::wire::messages::{Refusal, code, limits};
-use crate::wire::strict::{StrictError, parse};
+use crate::wire::messages::{Refusal, code, limits, renders_blank, sanitize_name};
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
@@ -37,19 +38,9 @@ struct SeatRequest {
 
 /// Parses a `{name?, token?}` body strictly (an empty body is `{}`); a refusal is the
 /// answer to send.
-fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Box<Response>> {
+fn seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
     let bad = |code: &str, msg: String| Box::new(refuse(StatusCode::BAD_REQUEST, code, msg));
-    let body = if bytes.iter().all(u8::is_ascii_whitespace) {
-        JoinBody::default()
-    } else {
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| bad(code::BAD_JSON, "the body is not UTF-8".into()))?;
-        let value = parse(text).map_err(|e| match e {
-            StrictError::NotJson(m) => bad(code::BAD_JSON, m),
-            StrictError::DuplicateKey(m) => bad(code::BAD_FIELD, m),
-        })?;
-        serde_json::from_value(value).map_err(|e| bad(code::BAD_FIELD, e.to_string()))?
-    };
+    let body: JoinBody = body.parse()?;
     if let Some(t) = &body.token
         && (t.is_empty() || t.chars().count() > limits::TOKEN_MAX)
     {
@@ -66,6 +57,16 @@ fn seat_request(bytes: &[u8]) -> Result<SeatRequest, Box<Response>> {
         return Err(bad(
             code::BAD_FIELD,
             "name must be at most 64 characters".into(),
+        ));
+    }
+    if body
+        .name
+        .as_ref()
+        .is_some_and(|n| !n.is_empty() && renders_blank(&sanitize_name(n)))
+    {
+        return Err(bad(
+            code::BAD_FIELD,
+            "name shows nothing once invisible characters are taken out".into(),
         ));
     }
     Ok(SeatRequest {
@@ -120,8 +121,8 @@ async fn create(shared: &Arc<Shared>, who: SeatRequest) -> Response {
     }
 }
 
-pub async fn create_room(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
-    Ok(match seat_request(&bytes) {
+pub async fn create_room(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
+    Ok(match seat_request(&body) {
         Ok(who) => create(&shared, who).await,
         Err(r) => *r,
     })
@@ -130,9 +131,9 @@ pub async fn create_room(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Res
 pub async fn join_room(
     room: String,
     shared: Arc<Shared>,
-    bytes: bytes::Bytes,
+    body: Body,
 ) -> Result<Response, Rejection> {
-    let who = match seat_request(&bytes) {
+    let who = match seat_request(&body) {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
@@ -151,8 +152,8 @@ pub async fn join_room(
 
 /// Quick play: the fullest open lobby that still has a seat (least empty first), else a
 /// new room.
-pub async fn quick(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
-    let who = match seat_request(&bytes) {
+pub async fn quick(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
+    let who = match seat_request(&body) {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
@@ -168,8 +169,8 @@ pub async fn quick(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response,
 
 /// Play solo: a new room with the caller in seat 0 as host and bots in the other seats, on
 /// the highest level the caller's session has unlocked, waiting for its `start`.
-pub async fn solo(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
-    let who = match seat_request(&bytes) {
+pub async fn solo(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
+    let who = match seat_request(&body) {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
@@ -240,25 +241,14 @@ pub async fn add_bot(
     room: String,
     auth: Option<String>,
     shared: Arc<Shared>,
-    bytes: bytes::Bytes,
+    body: Body,
 ) -> Result<Response, Rejection> {
     let Some(token) = bearer(auth) else {
         return Ok(no_token());
     };
-    let body: BotBody = if bytes.iter().all(u8::is_ascii_whitespace) {
-        BotBody::default()
-    } else {
-        match std::str::from_utf8(&bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|t| {
-                let v = parse(t).map_err(|e| match e {
-                    StrictError::NotJson(m) | StrictError::DuplicateKey(m) => m,
-                })?;
-                serde_json::from_value(v).map_err(|e| e.to_string())
-            }) {
-            Ok(b) => b,
-            Err(m) => return Ok(refuse(StatusCode::BAD_REQUEST, code::BAD_FIELD, m)),
-        }
+    let body: BotBody = match body.parse() {
+        Ok(b) => b,
+        Err(refusal) => return Ok(*refusal),
     };
     let seat = body.seat;
     Ok(

@@ -2,6 +2,7 @@
 //! (`/ws/{code}` upgrades are answered before these, in `upgrade`; the web client's files
 //! come last, for GETs no API route took.)
 
+use super::body::Body;
 use super::reply::{answer, recover};
 use super::{assets, info, replays_api, rooms_api, seams};
 use crate::shared::Shared;
@@ -22,8 +23,14 @@ fn with(
     warp::any().map(move || shared.clone())
 }
 
-fn body() -> impl Filter<Extract = (bytes::Bytes,), Error = Rejection> + Clone {
-    warp::body::content_length_limit(BODY_LIMIT).and(warp::body::bytes())
+fn body() -> impl Filter<Extract = (Body,), Error = Rejection> + Clone {
+    warp::header::optional::<String>("content-type")
+        .and(warp::body::content_length_limit(BODY_LIMIT))
+        .and(warp::body::bytes())
+        .map(|content_type, bytes| Body {
+            content_type,
+            bytes,
+        })
 }
 
 /// `/api/rooms…`: create, quick, join, status.

@@ -1,6 +1,7 @@
 //! The test seams, served only with `UNDERCOOKED_TEST_MODE=1`: kill a token's socket,
 //! make a room's next tick panic, make the database slow, failing or read-only.
 
+use super::body::Body;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::shared::registry::RoomCmd;
@@ -43,7 +44,7 @@ pub async fn panic_tick(room: String, shared: Arc<Shared>) -> Result<Response, R
     Ok(answer(StatusCode::OK, &json!({"armed": true})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct FaultBody {
     #[serde(default)]
@@ -55,16 +56,10 @@ struct FaultBody {
     read_only: Option<bool>,
 }
 
-pub async fn db_fault(shared: Arc<Shared>, bytes: bytes::Bytes) -> Result<Response, Rejection> {
-    let body: FaultBody = match serde_json::from_slice(&bytes) {
+pub async fn db_fault(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
+    let body: FaultBody = match body.parse() {
         Ok(b) => b,
-        Err(e) => {
-            return Ok(refuse(
-                StatusCode::BAD_REQUEST,
-                code::BAD_FIELD,
-                e.to_string(),
-            ));
-        }
+        Err(refusal) => return Ok(*refusal),
     };
     let Some(chain) = shared.chain() else {
         return Ok(refuse(

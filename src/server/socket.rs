@@ -289,8 +289,17 @@ impl Reader {
         }
     }
 
-    /// A `hello` the socket can pass on: a protocol version it speaks, a room that exists.
+    /// A `hello` the socket can pass on: the socket's first, a protocol version it speaks, a
+    /// room that exists.
     fn hello(&mut self, p: i64) -> bool {
+        if self.joined {
+            // A second hello would mint a token that is not the seat's; the socket stays.
+            self.answer(&ServerMsg::err(&Refusal::new(
+                code::WRONG_STATE,
+                "hello was already said on this socket",
+            )));
+            return false;
+        }
         if p < MIN_SUPPORTED_VERSION as i64 || p > PROTOCOL_VERSION as i64 {
             let why = format!(
                 "protocol {p} is not supported (this server speaks {MIN_SUPPORTED_VERSION}..{PROTOCOL_VERSION})"

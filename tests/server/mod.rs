@@ -133,6 +133,7 @@ impl TestServer {
 }
 
 /// One HTTP/1.1 request over a fresh TCP connection: (status, JSON body or the raw text).
+/// A body goes as `application/json` unless `headers` name another Content-Type.
 pub async fn http(
     addr: SocketAddr,
     method: &str,
@@ -148,6 +149,14 @@ pub async fn http(
     );
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    // A body is JSON, as the API takes it, unless the caller says otherwise.
+    if !body.is_empty()
+        && !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        req.push_str("Content-Type: application/json\r\n");
     }
     req.push_str("\r\n");
     req.push_str(body);

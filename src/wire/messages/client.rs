@@ -215,6 +215,12 @@ fn hello(value: Value) -> Result<ClientMsg, Refusal> {
     }
     if let Some(n) = &b.name {
         length("hello", "name", n, 0, limits::NAME_RAW_MAX)?;
+        if !n.is_empty() && renders_blank(&sanitize_name(n)) {
+            return Err(Refusal::new(
+                code::BAD_FIELD,
+                "hello.name shows nothing once invisible characters are taken out",
+            ));
+        }
     }
     Ok(ClientMsg::Hello {
         p: b.p,
@@ -294,7 +300,7 @@ pub fn quantize_move(mv: (f64, f64)) -> (i16, i16) {
 pub fn sanitize_name(raw: &str) -> String {
     let cleaned: String = raw
         .chars()
-        .filter(|c| !c.is_control() && !is_format_char(*c))
+        .filter(|c| !is_hidden(*c))
         .collect::<String>()
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -307,10 +313,31 @@ pub fn sanitize_name(raw: &str) -> String {
         .to_string()
 }
 
-/// Unicode format characters (category Cf) that matter for names: zero-width and
-/// direction controls.
-fn is_format_char(c: char) -> bool {
-    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+/// Whether a name shows nothing once sanitized: empty, or only characters that render as
+/// blank space (a Hangul filler, a blank Braille pattern, …). Such a name is refused.
+pub fn renders_blank(sanitized: &str) -> bool {
+    sanitized
+        .chars()
+        .all(|c| c.is_whitespace() || BLANK.contains(&c))
+}
+
+/// Letters and symbols that are not whitespace yet draw nothing.
+const BLANK: [char; 7] = [
+    '\u{115F}', // Hangul choseong filler
+    '\u{1160}', // Hangul jungseong filler
+    '\u{3164}', // Hangul filler
+    '\u{FFA0}', // halfwidth Hangul filler
+    '\u{2800}', // Braille pattern blank
+    '\u{2028}', // line separator
+    '\u{2029}', // paragraph separator
+];
+
+/// Characters a name never keeps: every "other" character of Unicode — controls (Cc),
+/// format characters (Cf: zero-width, direction overrides, tag characters), private use
+/// (Co), surrogates (Cs) and unassigned code points (Cn).
+fn is_hidden(c: char) -> bool {
+    use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+    c.general_category_group() == GeneralCategoryGroup::Other
 }
 
 #[cfg(test)]
@@ -361,6 +388,27 @@ mod tests {
                 .code,
             code::BAD_FIELD
         );
+    }
+
+    #[test]
+    fn names_lose_every_invisible_character_and_blank_ones_are_told_apart() {
+        // Tag characters (Cf), private use (Co), unassigned (Cn) go; letters stay.
+        assert_eq!(sanitize_name("Bob\u{E0041}\u{E0042}"), "Bob");
+        assert_eq!(sanitize_name("A\u{E000}B"), "AB");
+        assert_eq!(sanitize_name("A\u{0378}B"), "AB");
+        assert_eq!(sanitize_name("Zoë 🍅"), "Zoë 🍅");
+        for blank in [
+            "\u{3164}",
+            "\u{2800}\u{2800}",
+            "\u{115F} \u{FFA0}",
+            "\u{200B}",
+        ] {
+            assert!(renders_blank(&sanitize_name(blank)), "{blank:?}");
+        }
+        assert!(!renders_blank(&sanitize_name("\u{3164}x")));
+        let refused =
+            parse_client("{\"type\":\"hello\",\"p\":1,\"name\":\"\u{3164}\"}").unwrap_err();
+        assert_eq!(refused.code, code::BAD_FIELD);
     }
 
     #[test]

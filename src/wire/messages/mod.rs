@@ -8,7 +8,8 @@ pub mod server;
 pub mod tables;
 
 pub use client::{
-    ClientMsg, InputMsg, Refusal, RoomMsg, parse_client, quantize_move, sanitize_name,
+    ClientMsg, InputMsg, Refusal, RoomMsg, parse_client, quantize_move, renders_blank,
+    sanitize_name,
 };
 pub use server::{
     CountersWire, PlayerScoreWire, RoomStatus, SeatWire, ServerMsg, SpectatorWire, YouWire,
