@@ -115,6 +115,16 @@ async fn drive(
             read = tokio::time::timeout_at(deadline.into(), ws.next()) => {
                 let frame = match read {
                     Ok(Some(Ok(m))) => m,
+                    Ok(Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_)))) => {
+                        // A frame past the transport's limit: not read, the socket closed.
+                        reader.shared.census.refused(close::MESSAGE_TOO_BIG);
+                        let close = CloseFrame {
+                            code: CloseCode::from(close::MESSAGE_TOO_BIG),
+                            reason: "".into(),
+                        };
+                        let _ = tokio::time::timeout(DRAIN, ws.send(Message::Close(Some(close)))).await;
+                        return;
+                    }
                     Ok(Some(Err(_))) | Ok(None) => return,
                     Err(_) if reader.closing.is_some() => return,
                     Err(_) => {

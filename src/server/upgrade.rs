@@ -4,8 +4,8 @@
 //! connection and does not expose that setting; a thousand sockets then cost ~135 MiB. Here
 //! the handshake is answered directly (the `Origin` check first, HTTP 403 outside the
 //! allow-list), hyper hands over the upgraded connection, and tokio-tungstenite wraps it with
-//! small buffers and transport limits well above `max_message_bytes` (so an oversized frame
-//! is answered `too_big`, not dropped by the transport).
+//! small buffers and transport limits four times `max_message_bytes` (so a frame somewhat
+//! over the limit is answered `too_big`; a far bigger one closes the socket with 1009).
 
 use super::reply::refuse;
 use super::socket::{Socket, serve};
@@ -19,17 +19,25 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use warp::http::{StatusCode, header};
 use warp::reply::{Reply, Response};
 
-/// Small buffers (they grow for a big frame and shrink back), generous transport limits.
+/// Small buffers (they grow for a big frame and shrink back), and transport limits near
+/// the protocol's: a frame up to four times `max_message_bytes` (16 KiB by default) is read
+/// whole and answered `too_big` by the guard; a bigger one is not buffered at all — the
+/// socket closes with 1009 — so a client cannot make the server hold a megabyte per socket.
 /// The read buffer is 1 KiB because tungstenite zeroes its free part before every read:
 /// at 4 KiB that `memset` was 4 % of the server's user CPU under load (an input is ~100 B).
 pub fn config(max_message_bytes: usize) -> WebSocketConfig {
-    let limit = (max_message_bytes * 16).max(1 << 20);
+    let limit = transport_limit(max_message_bytes);
     WebSocketConfig::default()
         .read_buffer_size(1024)
         .write_buffer_size(0)
         .max_write_buffer_size(limit * 2)
         .max_message_size(Some(limit))
         .max_frame_size(Some(limit))
+}
+
+/// The largest frame the transport reads.
+pub fn transport_limit(max_message_bytes: usize) -> usize {
+    (max_message_bytes * 4).max(16 * 1024)
 }
 
 fn header_has(req: &http::Request<Incoming>, name: header::HeaderName, token: &str) -> bool {

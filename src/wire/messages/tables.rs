@@ -42,6 +42,9 @@ pub mod code {
 pub mod close {
     pub const NORMAL: u16 = 1000;
     pub const GOING_AWAY: u16 = 1001;
+    /// RFC 6455's "message too big": a frame past the transport's limit (not in the
+    /// protocol's own table; the guard's `too_big` covers frames up to that limit).
+    pub const MESSAGE_TOO_BIG: u16 = 1009;
     pub const PROTOCOL_MISMATCH: u16 = 4400;
     pub const ROOM_GONE: u16 = 4401;
     pub const ROOM_FULL: u16 = 4402;
