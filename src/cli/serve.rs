@@ -64,9 +64,18 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// Log lines to stderr, human or JSON, filtered by `--log` / `UNDERCOOKED_LOG`.
+/// Libraries whose frame- and request-level lines would carry what a client sent (a
+/// `hello` with its token, a seam's path with one), capped at every filter setting.
+const QUIET: &str = "tungstenite=off,tokio_tungstenite=off,warp=warn,hyper=warn,hyper_util=warn";
+
+/// Log lines to stderr, human or JSON, filtered by `--log` / `UNDERCOOKED_LOG` (`RUST_LOG`
+/// is not read: one variable says what is logged). The libraries in `QUIET` are capped
+/// whatever the filter says, so no level ever writes a token.
 fn init_tracing(format: LogFormat, filter: &str) -> Result<(), String> {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+    tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| format!("UNDERCOOKED_LOG={filter:?} is not a log filter: {e}"))?;
+    // The caps go last: for the same target, the later directive wins.
+    let filter = tracing_subscriber::EnvFilter::try_new(format!("{filter},{QUIET}"))
         .map_err(|e| format!("UNDERCOOKED_LOG={filter:?} is not a log filter: {e}"))?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
