@@ -102,6 +102,15 @@ struct Check {
     ended: bool,
 }
 
+/// Where a replay file's re-run departs from what it recorded; `None` when it does not
+/// (identical, or unreadable or incomplete, which are other verdicts).
+pub fn divergence(bytes: &[u8]) -> Option<String> {
+    match replay_bytes(bytes).verdict {
+        Verdict::Diverged(d) => Some(d.to_string()),
+        _ => None,
+    }
+}
+
 /// Folds a replay file's bytes and compares every recorded frame.
 pub fn replay_bytes(bytes: &[u8]) -> Rerun {
     let mut rerun = Rerun {

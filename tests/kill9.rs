@@ -188,9 +188,14 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     );
 
     // reindex brings the database in line with the files: every event of both replays.
-    undercooked::store::reindex::reindex(&store, &data.join("replays"), |_, _| {})
-        .await
-        .unwrap();
+    undercooked::store::reindex::reindex(
+        &store,
+        &data.join("replays"),
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     for path in &replays {
         let key = path.file_stem().unwrap().to_string_lossy().to_string();
         let in_db: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = ?")
@@ -201,9 +206,14 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
         let in_file = events_in(path);
         assert_eq!(in_db as usize, in_file, "{key}");
     }
-    let again = undercooked::store::reindex::reindex(&store, &data.join("replays"), |_, _| {})
-        .await
-        .unwrap();
+    let again = undercooked::store::reindex::reindex(
+        &store,
+        &data.join("replays"),
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     assert_eq!(again.events_new, 0);
 }
 

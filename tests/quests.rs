@@ -28,6 +28,7 @@ fn meta() -> Arc<RoundMeta> {
         started_at: 0,
         target: 150,
         tick_hz: 20,
+        identity: None,
         seats: vec![
             SeatRow {
                 seat: 0,

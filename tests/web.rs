@@ -131,9 +131,14 @@ async fn recorded_rounds_are_listed_drawn_downloaded_and_a_lost_file_says_so() {
         std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
     }
     let store = server.shared.store().unwrap();
-    let report = undercooked::store::reindex::reindex(store, &dir, |_, _| {})
-        .await
-        .unwrap();
+    let report = undercooked::store::reindex::reindex(
+        store,
+        &dir,
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     assert_eq!(report.rounds, files.len());
 
     let (status, _, body) = get(addr, "/api/replays", &[]).await;

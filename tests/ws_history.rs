@@ -276,10 +276,14 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
         .fetch_one(&store.pool)
         .await
         .unwrap();
-    let report =
-        undercooked::store::reindex::reindex(store, &server.data.join("replays"), |_, _| {})
-            .await
-            .unwrap();
+    let report = undercooked::store::reindex::reindex(
+        store,
+        &server.data.join("replays"),
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     let after: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
         .fetch_one(&store.pool)
         .await
@@ -412,10 +416,14 @@ async fn a_read_only_storage_holds_the_history_and_every_round_lands_once_it_is_
     assert_eq!(health["storage"], "ok", "{health}");
     // And reindexing the replay files finds nothing missing.
     let store = server.shared.store().unwrap();
-    let report =
-        undercooked::store::reindex::reindex(store, &server.data.join("replays"), |_, _| {})
-            .await
-            .unwrap();
+    let report = undercooked::store::reindex::reindex(
+        store,
+        &server.data.join("replays"),
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     assert_eq!(report.events_new, 0, "{report:?}");
     assert_eq!(report.rounds, 3, "{report:?}");
     server.stop().await;

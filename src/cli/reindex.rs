@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let store = undercooked::store::Store::open(&location).await?;
         let tty = std::io::stderr().is_terminal();
         let started = std::time::Instant::now();
-        let report = undercooked::store::reindex::reindex(&store, &dir, |done, total| {
+        let report = undercooked::store::reindex::reindex(&store, &dir, undercooked::verify::divergence, |done, total| {
             if tty {
                 let width = 30;
                 let filled = (done * width).checked_div(total).unwrap_or(width);
@@ -43,18 +43,27 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         }
         let secs = started.elapsed().as_secs_f64();
         outln!(
-            "reindexed {} of {} files from {} into {location}: {} new events, {} incomplete, {} unreadable ({:.1} rounds/s)",
+            "reindexed {} of {} files from {} into {location}: {} new events, {} incomplete, {} unreadable, {} diverged, {} clashing ({:.1} rounds/s)",
             report.rounds,
             report.files,
             dir.display(),
             report.events_new,
             report.incomplete,
             report.unreadable.len(),
+            report.diverged.len(),
+            report.clashes.len(),
             report.rounds as f64 / secs.max(1e-9)
         );
         for (path, why) in &report.unreadable {
-            outln!("{}: unreadable: {why}", path.display());
+            outln!("{}: UNREADABLE: {why}", path.display());
         }
-        anyhow::Ok(if report.unreadable.is_empty() { 0 } else { 2 })
+        for (path, why) in &report.diverged {
+            outln!("{}: DIVERGED, not indexed: {why}", path.display());
+        }
+        for (path, why) in &report.clashes {
+            outln!("{}: CLASH: {why}", path.display());
+        }
+        let refused = report.unreadable.len() + report.diverged.len() + report.clashes.len();
+        anyhow::Ok(if refused == 0 { 0 } else { 2 })
     })
 }

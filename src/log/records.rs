@@ -76,6 +76,28 @@ impl Header {
             started_unix_s: 0,
         }
     }
+
+    /// What the round is, whatever its file is called: XXH3-64 of the header's bincode
+    /// bytes (level text, seed, seats, room, round, start), as 16 hex digits.
+    pub fn identity(&self) -> String {
+        let bytes =
+            bincode::serde::encode_to_vec(self, bincode::config::standard()).unwrap_or_default();
+        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))
+    }
+
+    /// The round's key in the history: `<room>-<round_no>-<start unix s>`, as the live room
+    /// names it; a headless round (started at 0, so its room, round and start say nothing)
+    /// adds the first 12 digits of its `identity`.
+    pub fn round_key(&self) -> String {
+        let key = format!(
+            "{}-{}-{}",
+            self.room_code, self.round_no, self.started_unix_s
+        );
+        match self.started_unix_s {
+            0 => format!("{key}-{}", &self.identity()[..12]),
+            _ => key,
+        }
+    }
 }
 
 /// A fact of the round, in the order it happened. Bincode stores a variant's index, not

@@ -74,7 +74,7 @@ impl Room {
         self.round_no += 1;
         let started_unix_s = crate::store::unix_now().max(0) as u64;
         let header = self.round_header(&source.file_name, &source.text, started_unix_s);
-        let round_key = format!("{}-{}-{}", self.code, self.round_no, started_unix_s);
+        let round_key = header.round_key();
         let dir = shared.config.data_dir.join("replays");
         let path = dir.join(format!("{round_key}.ucr"));
         let seated = header.seats.len();

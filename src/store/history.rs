@@ -10,8 +10,9 @@ use sqlx::SqliteConnection;
 
 pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO rounds (round_key, room_code, round_no, level_id, seed, replay_path, started_at, target, tick_hz)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(round_key) DO NOTHING",
+        "INSERT INTO rounds (round_key, room_code, round_no, level_id, seed, replay_path, started_at, target, tick_hz, identity)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(round_key) DO UPDATE SET identity = excluded.identity WHERE rounds.identity IS NULL",
     )
     .bind(&meta.round_key)
     .bind(&meta.room_code)
@@ -22,6 +23,7 @@ pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx:
     .bind(meta.started_at)
     .bind(meta.target as i64)
     .bind(meta.tick_hz as i64)
+    .bind(&meta.identity)
     .execute(&mut *conn)
     .await?;
     for s in &meta.seats {
@@ -141,4 +143,35 @@ pub async fn finish_round(
         }
     }
     quests::fold_result(conn, meta, out, defs).await
+}
+
+/// The identity of the round already under `round_key`: `None` when there is no such
+/// round, `Some(None)` when its row predates identities.
+pub async fn identity_of(
+    conn: &mut SqliteConnection,
+    round_key: &str,
+) -> sqlx::Result<Option<Option<String>>> {
+    sqlx::query_scalar("SELECT identity FROM rounds WHERE round_key = ?")
+        .bind(round_key)
+        .fetch_optional(&mut *conn)
+        .await
+}
+
+/// How far a round that never ended got (a cut file): its ticks and score, while it has
+/// no result.
+pub async fn record_progress(
+    conn: &mut SqliteConnection,
+    round_key: &str,
+    ticks: u32,
+    score: u32,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE rounds SET ticks = MAX(ticks, ?), score = ? WHERE round_key = ? AND result IS NULL",
+    )
+    .bind(ticks as i64)
+    .bind(score as i64)
+    .bind(round_key)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }

@@ -113,6 +113,7 @@ mod tests {
             started_at: 1_700_000_000,
             target: 60,
             tick_hz: 20,
+            identity: None,
             seats: Vec::new(),
         };
         let outcome = RoundOutcome {

@@ -5,6 +5,13 @@
 //! That repairs what dropped batches or an outage left out, builds a database from replay
 //! files alone, and changes nothing when run twice. Seats are attributed to sessions by the
 //! non-secret session ids in the replay headers.
+//!
+//! A round is known by its header, never its file name: its key is the header's
+//! `round_key` and its `identity` the hash of the header. The same round under two names is
+//! indexed once; a file whose key is already taken by a round of another identity is refused
+//! (a clash, reported); a file that diverges from its re-run is reported and not indexed (its
+//! figures are not the round's); a cut file is indexed up to where it ends, with the ticks and
+//! score it reached.
 
 use super::Store;
 use super::history;
@@ -23,12 +30,26 @@ pub struct Report {
     pub unreadable: Vec<(PathBuf, String)>,
     /// Files without an `End` (their prefix was indexed, their result left open).
     pub incomplete: usize,
+    /// Files whose re-run diverged (not indexed), with where.
+    pub diverged: Vec<(PathBuf, String)>,
+    /// Files whose round key belongs to another round (not indexed), with which.
+    pub clashes: Vec<(PathBuf, String)>,
+}
+
+/// What became of one file.
+enum Indexed {
+    Round { events: u64, ended: bool },
+    Diverged(String),
+    Clash(String),
 }
 
 /// Indexes every replay in `dir`; `progress(done, total)` is called after each file.
+/// `diverges(bytes)` says where a file's re-run departs from its recorded frames (the
+/// caller brings `verify::divergence`, which lives above the store), `None` when it does not.
 pub async fn reindex(
     store: &Store,
     dir: &Path,
+    diverges: impl Fn(&[u8]) -> Option<String>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Report, super::StoreError> {
     let files = replay_files(dir).map_err(|e| super::StoreError::Open {
@@ -44,15 +65,16 @@ pub async fn reindex(
         ..Report::default()
     };
     for (i, path) in files.iter().enumerate() {
-        match index_file(store, path, &defs).await {
-            Ok(Some((events, ended))) => {
+        match index_file(store, path, &defs, &diverges).await {
+            Ok(Indexed::Round { events, ended }) => {
                 report.rounds += 1;
                 report.events_new += events;
                 if !ended {
                     report.incomplete += 1;
                 }
             }
-            Ok(None) => {}
+            Ok(Indexed::Diverged(why)) => report.diverged.push((path.clone(), why)),
+            Ok(Indexed::Clash(why)) => report.clashes.push((path.clone(), why)),
             Err(why) => report.unreadable.push((path.clone(), why)),
         }
         progress(i + 1, files.len());
@@ -65,16 +87,19 @@ async fn index_file(
     store: &Store,
     path: &Path,
     defs: &[quests::QuestDef],
-) -> Result<Option<(u64, bool)>, String> {
+    diverges: &impl Fn(&[u8]) -> Option<String>,
+) -> Result<Indexed, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if let Some(why) = diverges(&bytes) {
+        return Ok(Indexed::Diverged(why));
+    }
     let read = read_replay(&bytes).map_err(|e| e.to_string())?;
     let Some(Record::Started(header)) = read.records.first() else {
         return Err("the file ends before its header is complete".into());
     };
     let mut fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
-    let round_key = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().to_string());
+    let round_key = header.round_key();
+    let identity = header.identity();
     let meta = RoundMeta::of(
         &round_key,
         header,
@@ -82,6 +107,15 @@ async fn index_file(
         &path.display().to_string(),
     );
     let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
+    if let Some(Some(other)) = history::identity_of(&mut tx, &round_key)
+        .await
+        .map_err(|e| e.to_string())?
+        && other != identity
+    {
+        return Ok(Indexed::Clash(format!(
+            "round {round_key} is already in the history as another round (identity {other}, this file's {identity}); not indexed"
+        )));
+    }
     history::begin_round(&mut tx, &meta)
         .await
         .map_err(|e| e.to_string())?;
@@ -121,6 +155,15 @@ async fn index_file(
             Err(e) => return Err(format!("record does not fold: {e}")),
         }
     }
+    if !ended {
+        let summary = RoundSummary::of(&fold.state, &fold.rules);
+        history::record_progress(&mut tx, &round_key, summary.ticks, summary.score)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     tx.commit().await.map_err(|e| e.to_string())?;
-    Ok(Some((new_events, ended)))
+    Ok(Indexed::Round {
+        events: new_events,
+        ended,
+    })
 }

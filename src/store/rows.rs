@@ -28,6 +28,10 @@ pub struct RoundMeta {
     pub target: u32,
     pub tick_hz: u32,
     pub seats: Vec<SeatRow>,
+    /// The header's `identity`: two files with the same key are the same round only if
+    /// this matches (absent in outbox files written before it existed).
+    #[serde(default)]
+    pub identity: Option<String>,
 }
 
 impl RoundMeta {
@@ -48,6 +52,7 @@ impl RoundMeta {
             started_at: header.started_unix_s as i64,
             target: level.target_score,
             tick_hz: header.tick_hz,
+            identity: Some(header.identity()),
             seats: header
                 .seats
                 .iter()

@@ -51,9 +51,14 @@ async fn main() {
     let dir = server.data.join("imported");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("hall-bench.ucr"), &sim.bytes).unwrap();
-    undercooked::store::reindex::reindex(server.shared.store().unwrap(), &dir, |_, _| {})
-        .await
-        .unwrap();
+    undercooked::store::reindex::reindex(
+        server.shared.store().unwrap(),
+        &dir,
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     for (w, h) in [(1280u32, 800u32), (1920, 1080)] {
         let b = browser::Browser::open(&base, w, h).await;
         b.goto("/replays/hall-bench").await;

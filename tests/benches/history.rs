@@ -44,6 +44,7 @@ fn meta(key: &str) -> Arc<RoundMeta> {
         started_at: 0,
         target: 150,
         tick_hz: 20,
+        identity: None,
         seats: (0..4)
             .map(|s| SeatRow {
                 seat: s,
@@ -180,9 +181,14 @@ async fn rooms_at_game_pace(golden: &std::path::Path, rooms: usize, secs: u64) {
 async fn reindex_speed(golden: &std::path::Path) {
     let (_, store, _) = fresh_chain("reindex").await;
     let start = Instant::now();
-    let report = undercooked::store::reindex::reindex(&store, golden, |_, _| {})
-        .await
-        .unwrap();
+    let report = undercooked::store::reindex::reindex(
+        &store,
+        golden,
+        undercooked::verify::divergence,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     let secs = start.elapsed().as_secs_f64();
     println!(
         "reindex of {} golden replays: {:.2} s = {:.1} rounds/s ({} events)",

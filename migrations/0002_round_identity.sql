@@ -1,0 +1,5 @@
+-- A round's identity (XXH3-64 of its replay header, hex): `reindex` indexes a file under the
+-- round key its header gives, and only when the round already under that key (if any) has
+-- the same identity. Rows written before this migration have none; the first reindex or
+-- live write of their round fills it in.
+ALTER TABLE rounds ADD COLUMN identity TEXT;
