@@ -150,14 +150,21 @@ async fn recorded_rounds_are_listed_drawn_downloaded_and_a_lost_file_says_so() {
         (files.len(), Some(false))
     );
     assert!(rounds[0]["players"].as_array().unwrap().len() == 4);
-    let id = "01_first_kitchen";
-    let round = rounds.iter().find(|r| r["id"] == id).unwrap();
+    // A headless round's id is its header's key (not its file's name).
+    let level = "01_first_kitchen";
+    let file = dir.join(format!("{level}.ucr"));
+    let round = rounds.iter().find(|r| r["level_id"] == level).unwrap();
+    let id = round["id"].as_str().unwrap().to_string();
+    assert!(
+        id.starts_with("LOCAL-1-0-") && id.len() == "LOCAL-1-0-".len() + 12,
+        "a headless round's key: room, round, start 0 and 12 hex of its identity: {id}"
+    );
     assert_eq!(round["result"], "won");
 
     let (status, _, body) = get(addr, &format!("/api/replays/{id}"), &[]).await;
     assert_eq!(status, 200);
     let meta: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(meta["layout"]["id"], id);
+    assert_eq!(meta["layout"]["id"], level);
     assert_eq!(meta["layout"]["rows"][1], "#t..C.C..S#");
     assert_eq!(meta["tick_hz"], 20);
     assert_eq!(meta["ended"], true);
@@ -177,21 +184,21 @@ async fn recorded_rounds_are_listed_drawn_downloaded_and_a_lost_file_says_so() {
         .unwrap();
     let frames: Value = serde_json::from_str(&json).unwrap();
     let frames = frames["frames"].as_array().unwrap();
-    let rerun =
-        undercooked::verify::replay_bytes(&std::fs::read(dir.join(format!("{id}.ucr"))).unwrap());
+    let rerun = undercooked::verify::replay_bytes(&std::fs::read(&file).unwrap());
     assert_eq!(frames.len(), rerun.frames.len(), "every recorded frame");
     assert_eq!(frames.last().unwrap()["s"], round["score"]);
 
     let (status, head, body) = get(addr, &format!("/api/replays/{id}/file"), &[]).await;
     assert_eq!(status, 200);
+    let disposition = header(&head, "content-disposition").unwrap();
+    // (the helper reads the head lower-cased)
     assert!(
-        header(&head, "content-disposition")
-            .unwrap()
-            .contains(&format!("{id}.ucr"))
+        disposition.contains(&format!("{}.ucr", id.to_lowercase())),
+        "{disposition} / {id}"
     );
-    assert_eq!(body, std::fs::read(dir.join(format!("{id}.ucr"))).unwrap());
+    assert_eq!(body, std::fs::read(&file).unwrap());
 
-    std::fs::remove_file(dir.join(format!("{id}.ucr"))).unwrap();
+    std::fs::remove_file(&file).unwrap();
     for path in [
         format!("/api/replays/{id}"),
         format!("/api/replays/{id}/frames"),

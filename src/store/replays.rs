@@ -7,7 +7,7 @@ use sqlx::Row;
 /// One round in the replay list.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RoundListed {
-    /// The round key (the replay file's stem).
+    /// The round key (from the replay's header; a live round's file is named by it).
     pub id: String,
     pub room_code: String,
     pub level_id: String,
