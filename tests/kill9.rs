@@ -43,12 +43,8 @@ async fn wait_up(port: u16) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let addr = server::free_addr();
+    let port = addr.port();
     let data = std::env::temp_dir().join(format!("undercooked-kill9-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let mut server = start(port, &data);
@@ -238,12 +234,8 @@ fn events_in(path: &std::path::Path) -> usize {
 async fn sigterm_with_an_emote_just_before_it_ends_the_round_aborted_in_its_file_and_the_database()
 {
     // Given a round playing on the 40 s level (no bot ends it early: nobody plays).
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let addr = server::free_addr();
+    let port = addr.port();
     let data = std::env::temp_dir().join(format!("undercooked-sigterm-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let mut server = start(port, &data);

@@ -14,12 +14,8 @@ use std::time::{Duration, Instant};
 const TOKEN: &str = "tok-5ecret-7a9f3c1e88b24d06";
 
 async fn logs_of_a_session(filter: &str, format: &str) -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let addr = server::free_addr();
+    let port = addr.port();
     let data = std::env::temp_dir().join(format!("undercooked-logs-{}-{port}", std::process::id()));
     let mut child = Command::new(env!("CARGO_BIN_EXE_undercooked"))
         .args(["serve", "--bind", &addr.to_string(), "--levels"])

@@ -429,19 +429,22 @@ async fn a_read_only_storage_holds_the_history_and_every_round_lands_once_it_is_
     server.stop().await;
 }
 
+/// A connection of its own to the database file, as another process would open it.
+async fn another_process(db: &std::path::Path) -> sqlx::SqliteConnection {
+    use sqlx::ConnectOptions;
+    sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(db)
+        .connect()
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_locked_by_another_process_delays_the_history_and_loses_none_of_it() {
     // Given a round playing while another connection holds the database's write lock.
     let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
     let db = server.data.join("undercooked.db");
-    let mut locker = {
-        use sqlx::ConnectOptions;
-        sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&db)
-            .connect()
-            .await
-            .unwrap()
-    };
+    let mut locker = another_process(&db).await;
     sqlx::query("BEGIN EXCLUSIVE")
         .execute(&mut locker)
         .await
@@ -471,14 +474,7 @@ async fn a_database_locked_by_another_process_delays_the_history_and_loses_none_
     assert_eq!(result.as_deref(), Some("won"));
     assert_eq!(in_db as usize, in_file);
     // Nothing keeps the write lock: another process can write at once.
-    let mut other = {
-        use sqlx::ConnectOptions;
-        sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&db)
-            .connect()
-            .await
-            .unwrap()
-    };
+    let mut other = another_process(&db).await;
     sqlx::query("BEGIN IMMEDIATE")
         .execute(&mut other)
         .await

@@ -132,6 +132,15 @@ impl TestServer {
     }
 }
 
+/// A loopback address with a port nothing listens on (for a server started as its own
+/// process).
+pub fn free_addr() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
 /// One HTTP/1.1 request over a fresh TCP connection: (status, JSON body or the raw text).
 /// A body goes as `application/json` unless `headers` name another Content-Type.
 pub async fn http(
