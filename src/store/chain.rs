@@ -11,61 +11,18 @@
 //! retries with a back-off until the fault clears (`writer`), and counts only what committed.
 
 use super::Store;
+use super::jobs::Job;
+pub use super::jobs::{Batch, ChainStats, Faults, Must, Notify};
 use super::outbox;
-use super::quests::{self, Completion};
-use super::rows::{EventRow, RoundMeta, RoundOutcome, SessionRow};
-use super::writer::{self, Job};
+use super::quests;
+use super::writer;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use tokio::sync::{mpsc, oneshot};
 
 /// Batches one room may have waiting before the next is dropped.
 pub const MAX_PENDING: usize = 20;
-
-pub struct Batch {
-    pub meta: Arc<RoundMeta>,
-    pub tick: u32,
-    pub rows: Vec<EventRow>,
-    /// The room's count of its batches not yet written.
-    pub pending: Arc<AtomicUsize>,
-}
-
-#[derive(Clone)]
-pub enum Must {
-    Begin(Arc<RoundMeta>),
-    Finish {
-        meta: Arc<RoundMeta>,
-        outcome: RoundOutcome,
-        outbox: Option<PathBuf>,
-    },
-    Session(SessionRow),
-}
-
-#[derive(Default)]
-pub struct ChainStats {
-    pub batches_written: AtomicU64,
-    pub batches_dropped: AtomicU64,
-    pub events_written: AtomicU64,
-    pub write_errors: AtomicU64,
-    pub outbox_pending: AtomicU64,
-    /// Set while the storage refuses writes (full, read-only, locked); cleared by the first
-    /// commit after it.
-    pub storage_degraded: AtomicBool,
-}
-
-/// The test seam: a slow or failing database, without touching file permissions.
-#[derive(Default)]
-pub struct Faults {
-    pub slow_ms: AtomicU64,
-    pub fail: AtomicBool,
-    /// 0 untouched; 1 every write transaction first turns SQLite's `query_only` on, so its
-    /// writes fail as on a read-only disk (`SQLITE_READONLY`); 2 turns it off again.
-    pub read_only: std::sync::atomic::AtomicU8,
-}
-
-/// Where a quest completion goes (the server routes it to that player alone).
-pub type Notify = Arc<dyn Fn(&RoundMeta, Completion) + Send + Sync>;
 
 #[derive(Clone)]
 pub struct Chain {

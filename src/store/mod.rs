@@ -10,6 +10,7 @@
 
 pub mod chain;
 pub mod history;
+mod jobs;
 pub mod outbox;
 pub mod quests;
 pub mod reindex;

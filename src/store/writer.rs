@@ -16,15 +16,15 @@
 //!   alone is dropped and counted, a `Must` is retried.
 
 use super::Store;
-use super::chain::{Batch, ChainStats, Faults, Must, Notify};
 use super::history;
+use super::jobs::{ChainStats, Faults, Job, Must, Notify};
 use super::quests::{self, Completion, QuestDef};
 use super::rows::{EventRow, RoundMeta};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 /// Jobs folded into one transaction at most.
 const GROUP: usize = 512;
@@ -32,12 +32,6 @@ const GROUP: usize = 512;
 pub const MAX_HELD: usize = 4096;
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-
-pub(super) enum Job {
-    Batch(Batch),
-    Must(Must),
-    Barrier(oneshot::Sender<()>),
-}
 
 /// Why a write failed.
 #[derive(Debug, Clone)]
