@@ -357,3 +357,35 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_token_past_128_characters_and_a_room_past_the_cap_are_refused() {
+    let mut server = server::start(&[("UNDERCOOKED_MAX_ROOMS", "2")]).await;
+    let addr = server.addr;
+    let long = json!({"name": "Ann", "token": "t".repeat(129)}).to_string();
+    let (status, v) = server::http(addr, "POST", "/api/rooms", Some(&long), &[]).await;
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (400, Some("bad_field")),
+        "{v}"
+    );
+    // The socket says the same of a hello.
+    let (code, _) = server::create_room(addr, "Bob").await;
+    let mut c = Client::connect(addr, &code).await;
+    c.send(json!({"type": "hello", "p": 1, "token": "t".repeat(129), "name": null}))
+        .await;
+    assert_eq!(c.expect("err").await["code"], "bad_field");
+    // Two rooms are the cap: the third is refused, naming it.
+    server::create_room(addr, "Cat").await;
+    let (status, v) = server::http(addr, "POST", "/api/rooms", Some("{}"), &[]).await;
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (409, Some("room_full")),
+        "{v}"
+    );
+    assert!(
+        v["msg"].as_str().unwrap().contains("limit of 2 rooms"),
+        "{v}"
+    );
+    server.stop().await;
+}
