@@ -44,14 +44,7 @@ fn example_queries() -> Vec<String> {
 #[tokio::test]
 async fn every_example_query_runs_against_a_database_built_from_bot_rounds() {
     let (store, dir) = bot_database("examples").await;
-    let report = undercooked::store::reindex::reindex(
-        &store,
-        &dir.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let report = kitchen::reindex(&store, &dir.join("replays")).await;
     assert_eq!(
         (report.files, report.rounds, report.unreadable.len()),
         (8, 8, 0)
@@ -74,14 +67,7 @@ async fn every_example_query_runs_against_a_database_built_from_bot_rounds() {
 #[tokio::test]
 async fn reindex_twice_changes_nothing_and_folds_quests_once() {
     let (store, dir) = bot_database("twice").await;
-    let first = undercooked::store::reindex::reindex(
-        &store,
-        &dir.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let first = kitchen::reindex(&store, &dir.join("replays")).await;
     assert!(first.events_new > 100);
     let snapshot = |store: Store| async move {
         let mut out = Vec::new();
@@ -101,14 +87,7 @@ async fn reindex_twice_changes_nothing_and_folds_quests_once() {
         out
     };
     let before = snapshot(store.clone()).await;
-    let second = undercooked::store::reindex::reindex(
-        &store,
-        &dir.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let second = kitchen::reindex(&store, &dir.join("replays")).await;
     assert_eq!(second.events_new, 0);
     assert_eq!(snapshot(store.clone()).await, before);
     // four bots won three-star rounds: the quest is complete for each bot session, once

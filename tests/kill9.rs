@@ -2,6 +2,7 @@
 //! the interrupted replay reads and verifies up to where it stops, and `reindex` brings the
 //! database in line with the replay files.
 
+mod kitchen;
 mod server;
 
 use serde_json::json;
@@ -184,14 +185,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     );
 
     // reindex brings the database in line with the files: every event of both replays.
-    undercooked::store::reindex::reindex(
-        &store,
-        &data.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    kitchen::reindex(&store, &data.join("replays")).await;
     for path in &replays {
         let key = path.file_stem().unwrap().to_string_lossy().to_string();
         let in_db: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = ?")
@@ -202,14 +196,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
         let in_file = events_in(path);
         assert_eq!(in_db as usize, in_file, "{key}");
     }
-    let again = undercooked::store::reindex::reindex(
-        &store,
-        &data.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let again = kitchen::reindex(&store, &data.join("replays")).await;
     assert_eq!(again.events_new, 0);
 }
 

@@ -4,8 +4,6 @@
 
 mod server;
 
-use server::{play, two_player_round};
-
 /// A metric or label name as the exposition format allows it.
 fn is_name(s: &str) -> bool {
     let mut c = s.chars();
@@ -17,14 +15,7 @@ fn is_name(s: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_round_the_scrape_parses_and_holds_the_tick_health() {
     let mut server = server::start(&[]).await;
-    let (_, _, _, a, b) = two_player_round(&server, "01_quick_soup").await;
-    let level = server.level("01_quick_soup");
-    let (ta, tb) = (
-        tokio::spawn(play(a, 0, level.clone())),
-        tokio::spawn(play(b, 1, level)),
-    );
-    ta.await.unwrap();
-    tb.await.unwrap();
+    server::played_round(&server).await;
     let (status, body) = server::http(server.addr, "GET", "/metrics", None, &[]).await;
     assert_eq!(status, 200);
     let text = body.as_str().unwrap().to_string();

@@ -6,7 +6,6 @@ mod kitchen;
 
 use undercooked::log::{Accepted, Record, ReplayWriter, read_replay};
 use undercooked::store::Store;
-use undercooked::store::reindex::reindex;
 
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("uc-reindex-{name}-{}", std::process::id()));
@@ -40,18 +39,6 @@ async fn store(dir: &std::path::Path) -> Store {
         .unwrap()
 }
 
-/// Reindexes the scratch folder's replays as the CLI does.
-async fn index(store: &Store, dir: &std::path::Path) -> undercooked::store::reindex::Report {
-    reindex(
-        store,
-        &dir.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap()
-}
-
 async fn count(store: &Store, sql: &str) -> i64 {
     sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
         .fetch_one(&store.pool)
@@ -66,7 +53,7 @@ async fn one_round_under_two_names_is_indexed_once() {
     std::fs::write(dir.join("replays/ABCDE-1-1790000000.ucr"), &bytes).unwrap();
     std::fs::write(dir.join("replays/a-copy-with-another-name.ucr"), &bytes).unwrap();
     let store = store(&dir).await;
-    let report = index(&store, &dir).await;
+    let report = kitchen::reindex(&store, &dir.join("replays")).await;
     assert_eq!(report.clashes, vec![], "{report:?}");
     assert_eq!(count(&store, "SELECT COUNT(*) FROM rounds").await, 1);
     assert_eq!(
@@ -97,7 +84,7 @@ async fn another_round_under_a_taken_key_is_refused_and_changes_nothing() {
     )
     .unwrap();
     let store = store(&dir).await;
-    let report = index(&store, &dir).await;
+    let report = kitchen::reindex(&store, &dir.join("replays")).await;
     assert_eq!(report.rounds, 1, "{report:?}");
     assert_eq!(report.clashes.len(), 1, "{report:?}");
     assert!(report.clashes[0].0.ends_with("2-impostor.ucr"));
@@ -135,7 +122,7 @@ async fn a_diverged_file_is_reported_and_not_indexed() {
     }
     std::fs::write(dir.join("replays/tampered.ucr"), w.into_inner()).unwrap();
     let store = store(&dir).await;
-    let report = index(&store, &dir).await;
+    let report = kitchen::reindex(&store, &dir.join("replays")).await;
     assert_eq!(report.rounds, 0, "{report:?}");
     assert_eq!(report.diverged.len(), 1, "{report:?}");
     assert!(report.diverged[0].1.contains("diverged at tick"));
@@ -154,7 +141,7 @@ async fn a_cut_file_records_the_ticks_and_score_it_reached() {
     let reached = undercooked::sim::RoundSummary::of(&fold.state, &fold.rules);
     assert!(reached.score > 0, "the bots scored before the cut");
     let store = store(&dir).await;
-    let report = index(&store, &dir).await;
+    let report = kitchen::reindex(&store, &dir.join("replays")).await;
     assert_eq!(report.incomplete, 1, "{report:?}");
     let (result, ticks, score): (Option<String>, i64, i64) =
         sqlx::query_as("SELECT result, ticks, score FROM rounds")

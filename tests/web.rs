@@ -3,6 +3,7 @@
 //! the history, a round's layout from its own file, its frames, the file itself, and a
 //! round whose file is gone).
 
+mod kitchen;
 mod server;
 
 use serde_json::Value;
@@ -131,14 +132,7 @@ async fn recorded_rounds_are_listed_drawn_downloaded_and_a_lost_file_says_so() {
         std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
     }
     let store = server.shared.store().unwrap();
-    let report = undercooked::store::reindex::reindex(
-        store,
-        &dir,
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let report = kitchen::reindex(store, &dir).await;
     assert_eq!(report.rounds, files.len());
 
     let (status, _, body) = get(addr, "/api/replays", &[]).await;

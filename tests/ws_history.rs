@@ -2,6 +2,7 @@
 //! player alone, progress that survives a restart, and a slow or failing database that never
 //! stalls a tick.
 
+mod kitchen;
 mod server;
 
 use serde_json::json;
@@ -276,14 +277,7 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
         .fetch_one(&store.pool)
         .await
         .unwrap();
-    let report = undercooked::store::reindex::reindex(
-        store,
-        &server.data.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let report = kitchen::reindex(store, &server.data.join("replays")).await;
     let after: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
         .fetch_one(&store.pool)
         .await
@@ -314,19 +308,6 @@ async fn fault(server: &server::TestServer, body: &str) {
     assert_eq!(status, 200, "{answer}");
 }
 
-/// Plays one two-seat round of the quick level to its end; its room code.
-async fn a_played_round(server: &server::TestServer) -> String {
-    let (code, _, _, a, b) = two_player_round(server, "01_quick_soup").await;
-    let level = server.level("01_quick_soup");
-    let (ta, tb) = (
-        tokio::spawn(play(a, 0, level.clone())),
-        tokio::spawn(play(b, 1, level)),
-    );
-    ta.await.unwrap();
-    tb.await.unwrap();
-    code
-}
-
 /// A round's result and event rows in the database, and the events its replay file holds.
 async fn round_in_db(server: &server::TestServer, code: &str) -> (Option<String>, i64, usize) {
     let store = server.shared.store().unwrap();
@@ -354,7 +335,7 @@ async fn round_in_db(server: &server::TestServer, code: &str) -> (Option<String>
 async fn a_read_only_storage_holds_the_history_and_every_round_lands_once_it_is_writable() {
     // Given a server whose storage is about to refuse writes, and a round played before.
     let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
-    let before = a_played_round(&server).await;
+    let before = server::played_round(&server).await;
     wait_for(&server, "the first round is written", |s| {
         s["outbox_pending"] == 0
     })
@@ -395,7 +376,7 @@ async fn a_read_only_storage_holds_the_history_and_every_round_lands_once_it_is_
     fault(&server, r#"{"read_only": false}"#).await;
     ta.await.unwrap();
     tb.await.unwrap();
-    let after = a_played_round(&server).await;
+    let after = server::played_round(&server).await;
     let s = wait_for(&server, "everything is written", |s| {
         s["outbox_pending"] == 0 && s["storage_degraded"] == false
     })
@@ -416,14 +397,7 @@ async fn a_read_only_storage_holds_the_history_and_every_round_lands_once_it_is_
     assert_eq!(health["storage"], "ok", "{health}");
     // And reindexing the replay files finds nothing missing.
     let store = server.shared.store().unwrap();
-    let report = undercooked::store::reindex::reindex(
-        store,
-        &server.data.join("replays"),
-        undercooked::verify::divergence,
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let report = kitchen::reindex(store, &server.data.join("replays")).await;
     assert_eq!(report.events_new, 0, "{report:?}");
     assert_eq!(report.rounds, 3, "{report:?}");
     server.stop().await;
@@ -489,7 +463,7 @@ async fn failing_writes_are_counted_and_the_outbox_delivers_the_result_when_the_
     let mut server = server::start(&[("UNDERCOOKED_TEST_MODE", "1")]).await;
     let addr = server.addr;
     fault(&server, r#"{"fail": true}"#).await;
-    let code = a_played_round(&server).await;
+    let code = server::played_round(&server).await;
     let s = wait_for(&server, "failed writes are counted", |s| {
         s["write_errors"].as_u64().unwrap() > 0
     })

@@ -72,9 +72,8 @@ const QUIET: &str = "tungstenite=off,tokio_tungstenite=off,warp=warn,hyper=warn,
 /// is not read: one variable says what is logged). The libraries in `QUIET` are capped
 /// whatever the filter says, so no level ever writes a token.
 fn init_tracing(format: LogFormat, filter: &str) -> Result<(), String> {
-    tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("UNDERCOOKED_LOG={filter:?} is not a log filter: {e}"))?;
-    // The caps go last: for the same target, the later directive wins.
+    // The caps go last: for the same target, the later directive wins (and a filter that
+    // does not parse fails here, named as it was given).
     let filter = tracing_subscriber::EnvFilter::try_new(format!("{filter},{QUIET}"))
         .map_err(|e| format!("UNDERCOOKED_LOG={filter:?} is not a log filter: {e}"))?;
     let builder = tracing_subscriber::fmt()

@@ -2,9 +2,10 @@
 //! (merged exactly as a browser merges them) and measures what a player would notice.
 
 use crate::bots::BotTeam;
+use crate::sim::CookInput;
 use crate::sim::Level;
 use crate::wire::merge::apply_frame;
-use crate::wire::messages::client::FACES;
+use crate::wire::messages::client::input_message;
 use crate::wire::view::FrameView;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -145,14 +146,22 @@ pub async fn play(
             walked += 1;
             // Two seconds one way, two seconds back.
             let x = if (walked / 40).is_multiple_of(2) {
-                1
+                1000
             } else {
-                -1
+                -1000
             };
-            let msg = format!(
-                "{{\"type\":\"input\",\"seq\":{walked},\"move\":{{\"x\":{x},\"y\":0}},\"act\":false,\"face\":null}}"
-            );
-            if tx.send(Message::text(msg)).await.is_err() {
+            let walk = CookInput {
+                seat,
+                seq: walked,
+                mv: (x, 0),
+                act: false,
+                face: None,
+            };
+            if tx
+                .send(Message::text(input_message(&walk).to_string()))
+                .await
+                .is_err()
+            {
                 break;
             }
             continue;
@@ -208,9 +217,11 @@ pub async fn play(
                     None => continue,
                 };
                 for i in team.decide(&view) {
-                    let face = i.face.map(|f| FACES[f as usize % 4]);
-                    let msg = json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face});
-                    if tx.send(Message::text(msg.to_string())).await.is_err() {
+                    if tx
+                        .send(Message::text(input_message(&i).to_string()))
+                        .await
+                        .is_err()
+                    {
                         break;
                     }
                     if now >= measure_from {

@@ -2,8 +2,8 @@
 //!
 //! The round writes through this instead of a `BufWriter<File>`. Bytes are buffered (8 KiB,
 //! as a `BufWriter` would) and appended to the file; when the file refuses them (disk full,
-//! read-only, an I/O error) they stay in memory, in order, and every later write or flush
-//! (the room flushes once a second) tries again from the first byte the file did not take,
+//! read-only, an I/O error) they stay in memory, in order, and the next flush (the room
+//! flushes once a second) tries again from the first byte the file did not take,
 //! so the file ends up exactly as if nothing had happened. The round plays on meanwhile: a
 //! full disk no longer aborts every live round. Memory is bounded: past 8 MiB held by one
 //! round, or 64 MiB by all rounds together, a write fails and the round is aborted as
@@ -79,6 +79,11 @@ impl ReplayFile {
         }
     }
 
+    /// Whether `n` more bytes may be held, by this round and by all of them.
+    fn fits(&self, n: usize) -> bool {
+        self.pending.len() + n <= ROUND_LIMIT && HELD.load(Relaxed) + n <= PROCESS_LIMIT
+    }
+
     fn recount(&mut self) {
         let now = self.pending.len().saturating_sub(BUFFER);
         if now > self.counted {
@@ -104,13 +109,11 @@ impl ReplayFile {
 
 impl Write for ReplayFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let room = ROUND_LIMIT.saturating_sub(self.pending.len());
-        if buf.len() > room || HELD.load(Relaxed) + buf.len() > PROCESS_LIMIT {
-            // Full: one more try before giving up.
+        // Only a refusing file holds more than its buffer, so only then do the bounds
+        // matter (one more try before giving up); a writing round pays nothing for them.
+        if self.refusing && !self.fits(buf.len()) {
             self.drain();
-            if buf.len() > ROUND_LIMIT.saturating_sub(self.pending.len())
-                || HELD.load(Relaxed) + buf.len() > PROCESS_LIMIT
-            {
+            if !self.fits(buf.len()) {
                 return Err(io::Error::other(format!(
                     "{} refuses writes and the bytes held for it reached the limit",
                     self.path.display()
@@ -149,21 +152,26 @@ impl Drop for ReplayFile {
 mod tests {
     use super::*;
 
-    #[test]
-    fn bytes_refused_by_the_file_are_held_and_written_in_order_later() {
-        // /dev/full refuses every write with ENOSPC, as a full disk does.
-        let Ok(full) = File::options().write(true).open("/dev/full") else {
-            return;
-        };
-        let dir = std::env::temp_dir().join(format!("uc-replay-file-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.ucr");
-        let mut f = ReplayFile {
+    /// A replay file over `/dev/full`, which refuses every write with ENOSPC as a full disk
+    /// does; `None` where there is no such device.
+    fn on_a_full_disk(path: PathBuf) -> Option<ReplayFile> {
+        let full = File::options().write(true).open("/dev/full").ok()?;
+        Some(ReplayFile {
             file: full,
-            path: path.clone(),
+            path,
             pending: Vec::new(),
             counted: 0,
             refusing: false,
+        })
+    }
+
+    #[test]
+    fn bytes_refused_by_the_file_are_held_and_written_in_order_later() {
+        let dir = std::env::temp_dir().join(format!("uc-replay-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.ucr");
+        let Some(mut f) = on_a_full_disk(path.clone()) else {
+            return;
         };
         let bytes: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
         for chunk in bytes.chunks(1000) {
@@ -185,15 +193,8 @@ mod tests {
 
     #[test]
     fn a_round_holds_at_most_its_limit() {
-        let Ok(full) = File::options().write(true).open("/dev/full") else {
+        let Some(mut f) = on_a_full_disk(PathBuf::from("/dev/full")) else {
             return;
-        };
-        let mut f = ReplayFile {
-            file: full,
-            path: PathBuf::from("/dev/full"),
-            pending: Vec::new(),
-            counted: 0,
-            refusing: false,
         };
         let chunk = vec![0u8; 1 << 20];
         let mut accepted = 0;

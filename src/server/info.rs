@@ -127,12 +127,10 @@ pub fn census(shared: &Shared) -> Value {
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
-    let chain =
-        |f: fn(&crate::store::chain::ChainStats) -> u64| shared.chain().map_or(0, |c| f(&c.stats));
     let process = crate::shared::census::process_now();
-    json!({
+    let mut out = json!({
         "rooms": rooms,
-        "sockets": s.sockets.load(Relaxed),
+        "sockets": s.sockets(),
         "spectators": spectators,
         "sockets_by_state": s
             .sockets_by_state()
@@ -142,31 +140,42 @@ pub fn census(shared: &Shared) -> Value {
         "send_queue_max": s.send_queue_max.load(Relaxed),
         "send_queue_high_by_room": shared.rooms.send_queue_highs(),
         "memory_mb": memory_mb(),
-        "rounds_started": s.rounds_started.load(Relaxed),
-        "rounds_completed": s.rounds_completed.load(Relaxed),
-        "rounds_aborted": s.rounds_aborted.load(Relaxed),
         "refusals": refusals,
-        "inputs_received": s.inputs_received.load(Relaxed),
-        "inputs_dropped": s.inputs_dropped.load(Relaxed),
-        "stale_seqs": s.stale_seqs.load(Relaxed),
-        "clamped_moves": s.clamped_moves.load(Relaxed),
-        "input_gaps": s.input_gaps.load(Relaxed),
-        "events_dropped": s.events_dropped.load(Relaxed),
-        "batches_written": chain(|c| c.batches_written.load(Relaxed)),
-        "batches_dropped": chain(|c| c.batches_dropped.load(Relaxed)),
-        "events_written": chain(|c| c.events_written.load(Relaxed)),
-        "write_errors": chain(|c| c.write_errors.load(Relaxed)),
-        "outbox_pending": chain(|c| c.outbox_pending.load(Relaxed)),
-        "storage_degraded": shared.chain().is_some_and(|c| c.stats.storage_degraded.load(Relaxed)),
-        "ticks": {
-            "observed": s.ticks.count(),
-            "late": s.ticks.late.get(),
-            "max_duration_ms": s.ticks.worst_us().0 as f64 / 1000.0,
-            "max_lateness_ms": s.ticks.worst_us().1 as f64 / 1000.0,
-        },
-        "process": {
-            "cpu_seconds": process.0,
-            "resident_bytes": process.1,
-        },
-    })
+    });
+    let chain = shared.chain();
+    // Without a database the history's totals read 0, under the same names.
+    let history = chain.map_or_else(
+        || crate::store::chain::ChainStats::default().totals(),
+        |c| c.stats.totals(),
+    );
+    if let Some(map) = out.as_object_mut() {
+        for (name, _, v) in s.totals() {
+            map.insert(name.into(), json!(v));
+        }
+        for (name, _, v) in history {
+            map.insert(name.into(), json!(v));
+        }
+        map.insert(
+            "outbox_pending".into(),
+            json!(chain.map_or(0, |c| c.stats.outbox_pending.load(Relaxed))),
+        );
+        map.insert(
+            "storage_degraded".into(),
+            json!(chain.is_some_and(|c| c.stats.storage_degraded.load(Relaxed))),
+        );
+        map.insert(
+            "ticks".into(),
+            json!({
+                "observed": s.ticks.count(),
+                "late": s.ticks.late.get(),
+                "max_duration_ms": s.ticks.worst_us().0 as f64 / 1000.0,
+                "max_lateness_ms": s.ticks.worst_us().1 as f64 / 1000.0,
+            }),
+        );
+        map.insert(
+            "process".into(),
+            json!({"cpu_seconds": process.0, "resident_bytes": process.1}),
+        );
+    }
+    out
 }

@@ -73,7 +73,7 @@ pub fn text(shared: &Shared) -> String {
     r.register(
         "sockets",
         "Open WebSocket connections (players and spectators)",
-        gauge(c.sockets.load(Relaxed) as i64),
+        gauge(c.sockets() as i64),
     );
     let by_state = Family::<Vec<(String, String)>, Gauge>::default();
     for (state, n) in c.sockets_by_state() {
@@ -119,38 +119,8 @@ pub fn text(shared: &Shared) -> String {
         "Peak resident memory",
         gauge((memory_mb() * 1024.0 * 1024.0) as i64),
     );
-    for (name, help, v) in [
-        ("rounds_started", "Rounds started", &c.rounds_started),
-        (
-            "rounds_completed",
-            "Rounds that reached a verdict",
-            &c.rounds_completed,
-        ),
-        ("rounds_aborted", "Rounds aborted", &c.rounds_aborted),
-        ("inputs_received", "Input frames queued", &c.inputs_received),
-        (
-            "inputs_dropped",
-            "Input frames dropped by the per-tick queue",
-            &c.inputs_dropped,
-        ),
-        (
-            "stale_seqs",
-            "Input frames behind the connection's seq",
-            &c.stale_seqs,
-        ),
-        (
-            "clamped_moves",
-            "Input moves clamped to magnitude 1",
-            &c.clamped_moves,
-        ),
-        ("input_gaps", "Input seq jumps larger than 3", &c.input_gaps),
-        (
-            "events_dropped",
-            "Events over the 24-per-frame cap",
-            &c.events_dropped,
-        ),
-    ] {
-        r.register(name, help, counter(v.load(Relaxed)));
+    for (name, help, v) in c.totals() {
+        r.register(name, help, counter(v));
     }
     let refusals = Family::<Vec<(String, String)>, Counter>::default();
     for (code, n) in c.refusals() {
@@ -192,29 +162,8 @@ pub fn text(shared: &Shared) -> String {
     );
     if let Some(chain) = shared.chain() {
         let s = &chain.stats;
-        for (name, help, v) in [
-            (
-                "history_batches_written",
-                "History batches written",
-                &s.batches_written,
-            ),
-            (
-                "history_batches_dropped",
-                "History batches dropped (20 of the room's pending, a batch that cannot be written, or held past the bound through a storage fault)",
-                &s.batches_dropped,
-            ),
-            (
-                "history_events_written",
-                "History event rows written",
-                &s.events_written,
-            ),
-            (
-                "history_write_errors",
-                "History writes that failed",
-                &s.write_errors,
-            ),
-        ] {
-            r.register(name, help, counter(v.load(Relaxed)));
+        for (name, help, v) in s.totals() {
+            r.register(format!("history_{name}"), help, counter(v));
         }
         r.register(
             "history_outbox_pending",

@@ -25,7 +25,6 @@ use futures_util::{SinkExt, StreamExt};
 use hyper_util::rt::TokioIo;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_tungstenite::WebSocketStream;
@@ -43,7 +42,6 @@ const DRAIN: Duration = Duration::from_secs(3);
 /// Serves one socket for room `code` until it closes.
 pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
     let (link, mut rx) = ConnLink::open(shared.conn_id());
-    shared.census.sockets.fetch_add(1, Relaxed);
     shared
         .census
         .socket_moved(None, Some(SocketState::Handshake));
@@ -73,7 +71,6 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
         let _ = room.tx.send(RoomCmd::Gone { conn: link.id }).await;
     }
     shared.census.socket_moved(Some(reader.state), None);
-    shared.census.sockets.fetch_sub(1, Relaxed);
 }
 
 /// The connection's one loop: queued frames out, client frames in, until the socket ends
@@ -99,9 +96,10 @@ async fn drive(
             out = rx.recv(), if !writer.closed => {
                 // The task holds a link itself, so the queue never ends while it runs.
                 let Some(out) = out else { return };
-                writer.held.push_back((Instant::now() + writer.latency, out));
+                let due = Instant::now() + writer.latency;
+                writer.held.push_back((due, out));
                 while let Ok(more) = rx.try_recv() {
-                    writer.held.push_back((Instant::now() + writer.latency, more));
+                    writer.held.push_back((due, more));
                 }
                 if writer.latency.is_zero() && !writer.flush_due(ws, reader).await {
                     return;
@@ -116,14 +114,11 @@ async fn drive(
                 let frame = match read {
                     Ok(Some(Ok(m))) => m,
                     Ok(Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_)))) => {
-                        // A frame past the transport's limit: not read, the socket closed.
+                        // A frame past the transport's limit, not read: the socket closes
+                        // as any other the server closes (the close goes out next).
                         reader.shared.census.refused(close::MESSAGE_TOO_BIG);
-                        let close = CloseFrame {
-                            code: CloseCode::from(close::MESSAGE_TOO_BIG),
-                            reason: "".into(),
-                        };
-                        let _ = tokio::time::timeout(DRAIN, ws.send(Message::Close(Some(close)))).await;
-                        return;
+                        reader.close(close::MESSAGE_TOO_BIG);
+                        continue;
                     }
                     Ok(Some(Err(_))) | Ok(None) => return,
                     Err(_) if reader.closing.is_some() => return,
@@ -226,6 +221,13 @@ impl Reader {
         }
     }
 
+    /// The server closes the socket with `code`: the close goes out after what is queued,
+    /// and the socket drains until the client answers.
+    fn close(&mut self, code: u16) {
+        self.link.close(code);
+        self.closing = Some(Instant::now());
+    }
+
     /// Silence past the window: no hello in time (4400), or a dead client (1000).
     fn silent(&mut self) {
         let code = if self.joined {
@@ -234,8 +236,7 @@ impl Reader {
             self.shared.census.refused(close::PROTOCOL_MISMATCH);
             close::PROTOCOL_MISMATCH
         };
-        self.link.close(code);
-        self.closing = Some(Instant::now());
+        self.close(code);
     }
 
     fn refuse_and_close(&mut self, refusal: Refusal, close: u16) {

@@ -97,8 +97,8 @@ impl SocketState {
 
 #[derive(Default)]
 pub struct Census {
-    pub sockets: AtomicU64,
-    /// Open sockets by `SocketState`, in `SocketState::ALL`'s order.
+    /// Open sockets by `SocketState`, in `SocketState::ALL`'s order (their sum is every
+    /// open socket).
     sockets_by_state: [AtomicU64; 3],
     pub send_queue_max: AtomicU64,
     pub rounds_started: AtomicU64,
@@ -136,6 +136,51 @@ impl Census {
             .clone()
     }
 
+    /// The running totals as (name, help, value): the one list `/api/stats` prints under
+    /// these names and `/metrics` as `undercooked_<name>_total`.
+    pub fn totals(&self) -> [(&'static str, &'static str, u64); 9] {
+        let v = |c: &AtomicU64| c.load(Relaxed);
+        [
+            ("rounds_started", "Rounds started", v(&self.rounds_started)),
+            (
+                "rounds_completed",
+                "Rounds that reached a verdict",
+                v(&self.rounds_completed),
+            ),
+            ("rounds_aborted", "Rounds aborted", v(&self.rounds_aborted)),
+            (
+                "inputs_received",
+                "Input frames queued",
+                v(&self.inputs_received),
+            ),
+            (
+                "inputs_dropped",
+                "Input frames dropped by the per-tick queue",
+                v(&self.inputs_dropped),
+            ),
+            (
+                "stale_seqs",
+                "Input frames behind the connection's seq",
+                v(&self.stale_seqs),
+            ),
+            (
+                "clamped_moves",
+                "Input moves clamped to magnitude 1",
+                v(&self.clamped_moves),
+            ),
+            (
+                "input_gaps",
+                "Input seq jumps larger than 3",
+                v(&self.input_gaps),
+            ),
+            (
+                "events_dropped",
+                "Events over the 24-per-frame cap",
+                v(&self.events_dropped),
+            ),
+        ]
+    }
+
     /// A socket moves from one state to another (`None`: it opens, or it closes).
     pub fn socket_moved(&self, from: Option<SocketState>, to: Option<SocketState>) {
         if let Some(s) = from {
@@ -146,17 +191,27 @@ impl Census {
         }
     }
 
+    /// Open sockets, in every state.
+    pub fn sockets(&self) -> u64 {
+        self.sockets_by_state.iter().map(|n| n.load(Relaxed)).sum()
+    }
+
     /// Open sockets in each state.
     pub fn sockets_by_state(&self) -> [(SocketState, u64); 3] {
         SocketState::ALL.map(|s| (s, self.sockets_by_state[s as usize].load(Relaxed)))
     }
 
+    /// A send queue now holds `depth` frames. Called for every frame to every connection,
+    /// so the shared mark is only written when it rises (a plain read otherwise: no
+    /// cache line bouncing between the rooms' threads).
     pub fn queue_depth(&self, depth: usize) {
-        self.send_queue_max.fetch_max(depth as u64, Relaxed);
+        let depth = depth as u64;
+        if depth > self.send_queue_max.load(Relaxed) {
+            self.send_queue_max.fetch_max(depth, Relaxed);
+        }
     }
 }
 
-/// Resident memory high-water mark, in MiB (Linux; 0 elsewhere).
 /// This process's CPU seconds (user + system) and resident bytes now, from /proc (Linux; 0
 /// elsewhere).
 pub fn process_now() -> (f64, u64) {
@@ -181,6 +236,7 @@ fn status_kb(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// Resident memory high-water mark, in MiB (Linux; 0 elsewhere).
 pub fn memory_mb() -> f64 {
     (status_kb("VmHWM:") as f64 / 1024.0 * 10.0).round() / 10.0
 }

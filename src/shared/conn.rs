@@ -62,7 +62,9 @@ impl ConnLink {
     /// `None` when the queue was full or the connection gone.
     pub fn send(&self, frame: &Frame) -> Option<usize> {
         self.tx.try_send(Out::Text(frame.clone())).ok()?;
-        Some(self.tx.max_capacity() - self.tx.capacity())
+        // At least this frame: the writer (on another thread) may already have taken it
+        // by the time the capacity is read.
+        Some((self.tx.max_capacity() - self.tx.capacity()).max(1))
     }
 
     /// Queues a close with this code; the writer sends it after what is queued, then stops.

@@ -113,10 +113,14 @@ impl RoomInfo {
         self.send_queue_high.load(Relaxed)
     }
 
-    /// A frame went into one of the room's queues, which now holds `depth`.
+    /// A frame went into one of the room's queues, which now holds `depth`. Only the room
+    /// writes its mark, so a read and a store when it rises do (no read-modify-write per
+    /// frame).
     pub fn queued(&self, depth: usize) {
-        self.send_queue_high
-            .fetch_max(depth.min(u8::MAX as usize) as u8, Relaxed);
+        let depth = depth.min(u8::MAX as usize) as u8;
+        if depth > self.send_queue_high.load(Relaxed) {
+            self.send_queue_high.store(depth, Relaxed);
+        }
     }
 
     /// The room publishes its state and head counts (after every command and tick).

@@ -41,6 +41,36 @@ pub struct ChainStats {
     pub storage_degraded: AtomicBool,
 }
 
+impl ChainStats {
+    /// The history's running totals as (name, help, value): `/api/stats` prints them under
+    /// these names, `/metrics` as `undercooked_history_<name>_total`.
+    pub fn totals(&self) -> [(&'static str, &'static str, u64); 4] {
+        use std::sync::atomic::Ordering::Relaxed;
+        [
+            (
+                "batches_written",
+                "History batches written",
+                self.batches_written.load(Relaxed),
+            ),
+            (
+                "batches_dropped",
+                "History batches dropped (20 of the room's pending, a batch that cannot be written, or held past the bound through a storage fault)",
+                self.batches_dropped.load(Relaxed),
+            ),
+            (
+                "events_written",
+                "History event rows written",
+                self.events_written.load(Relaxed),
+            ),
+            (
+                "write_errors",
+                "History writes that failed",
+                self.write_errors.load(Relaxed),
+            ),
+        ]
+    }
+}
+
 /// The test seam: a slow or failing database, without touching file permissions.
 #[derive(Default)]
 pub struct Faults {

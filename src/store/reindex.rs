@@ -99,13 +99,13 @@ async fn index_file(
     };
     let mut fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
     let round_key = header.round_key();
-    let identity = header.identity();
     let meta = RoundMeta::of(
         &round_key,
         header,
         &fold.rules.level,
         &path.display().to_string(),
     );
+    let identity = meta.identity.clone().unwrap_or_default();
     let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
     if let Some(Some(other)) = history::identity_of(&mut tx, &round_key)
         .await

@@ -208,9 +208,8 @@ pub(super) async fn run(
             Ok(per_job) => per_job.into_iter().map(Ok).collect(),
             Err(WriteError::Storage(e)) => {
                 stats.write_errors.fetch_add(1, Relaxed);
-                stats.storage_degraded.store(true, Relaxed);
                 log_once_a_second(&mut last_error_log, &e);
-                backoff = Some(backoff.map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF)));
+                backoff = Some(storage_fault(&stats, backoff));
                 hold_again(&mut held, jobs);
                 continue;
             }
@@ -274,8 +273,7 @@ pub(super) async fn run(
         }
         hold_again(&mut held, again);
         if storage_failed {
-            stats.storage_degraded.store(true, Relaxed);
-            backoff = Some(backoff.map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF)));
+            backoff = Some(storage_fault(&stats, backoff));
         } else {
             if stats.storage_degraded.swap(false, Relaxed) {
                 tracing::warn!("history writes resumed: the storage fault cleared");
@@ -284,6 +282,13 @@ pub(super) async fn run(
             backoff = (!held.is_empty()).then_some(Duration::from_secs(1));
         }
     }
+}
+
+/// The storage failed: it is reported degraded, and the next try waits longer (0.25 s
+/// doubling to 5 s).
+fn storage_fault(stats: &ChainStats, backoff: Option<Duration>) -> Duration {
+    stats.storage_degraded.store(true, Relaxed);
+    backoff.map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF))
 }
 
 /// Puts jobs back at the front of the held queue, in their order. A barrier is answered
@@ -301,6 +306,10 @@ fn hold_again(held: &mut VecDeque<Job>, jobs: Vec<Job>) {
 
 /// Past `MAX_HELD` held batches, the oldest are dropped and counted.
 fn bound_held(held: &mut VecDeque<Job>, stats: &ChainStats) {
+    if held.len() <= MAX_HELD {
+        // Nothing to count: fewer jobs than the bound on batches alone.
+        return;
+    }
     let batches = held.iter().filter(|j| matches!(j, Job::Batch(_))).count();
     let mut excess = batches.saturating_sub(MAX_HELD);
     if excess == 0 {

@@ -354,7 +354,6 @@ async fn play_socket(
     let (mut bytes, mut first_snap, mut measured_from) = (0u64, None::<Instant>, None::<Instant>);
     let mut echoes = Vec::new();
     let mut pending: Option<Instant> = None;
-    let faces = ["up", "right", "down", "left"];
     let deadline = Instant::now() + run_for;
     while Instant::now() < deadline {
         let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(10), rx.next()).await else {
@@ -379,8 +378,7 @@ async fn play_socket(
         apply_frame(&mut merged, &v["raw"]).unwrap();
         let view = FrameView::from_json(merged.as_ref().unwrap()).unwrap();
         for i in team.decide(&view) {
-            let face = i.face.map(|f| faces[f as usize]);
-            let msg = json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face});
+            let msg = undercooked::wire::messages::client::input_message(&i);
             if tx.send(Message::text(msg.to_string())).await.is_err() {
                 break;
             }

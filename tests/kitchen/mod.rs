@@ -132,3 +132,13 @@ pub fn campaign() -> Vec<undercooked::levels::LevelSource> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
     undercooked::levels::load_dir(&dir).expect("the shipped levels load")
 }
+
+/// Reindexes every replay in `dir` as `undercooked reindex` does (diverged files left out).
+pub async fn reindex(
+    store: &undercooked::store::Store,
+    dir: &std::path::Path,
+) -> undercooked::store::reindex::Report {
+    undercooked::store::reindex::reindex(store, dir, undercooked::verify::divergence, |_, _| {})
+        .await
+        .unwrap()
+}

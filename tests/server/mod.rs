@@ -359,7 +359,7 @@ impl Client {
     }
 }
 
-use undercooked::wire::messages::client::FACES;
+use undercooked::wire::messages::client::input_message;
 
 /// Plays one seat with a bot from the frames the socket delivers, until the `round` frame.
 pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Client {
@@ -374,9 +374,7 @@ pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Cl
                 let view = undercooked::wire::view::FrameView::from_json(merged.as_ref().unwrap())
                     .expect("a merged frame decodes");
                 for i in team.decide(&view) {
-                    let face = i.face.map(|f| FACES[f as usize]);
-                    c.send(json!({"type": "input", "seq": i.seq, "move": {"x": i.mv.0 as f64 / 1000.0, "y": i.mv.1 as f64 / 1000.0}, "act": i.act, "face": face}))
-                        .await;
+                    c.send(input_message(&i)).await;
                 }
             }
             Some(Got::Frame(v)) if v["type"] == "round" => return c,
@@ -386,6 +384,19 @@ pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Cl
         }
     }
     panic!("seat {seat}: the round did not end in time");
+}
+
+/// A two-seat round of the quick level, played by bots to its end: its room code.
+pub async fn played_round(server: &TestServer) -> String {
+    let (code, _, _, a, b) = two_player_round(server, "01_quick_soup").await;
+    let level = server.level("01_quick_soup");
+    let (ta, tb) = (
+        tokio::spawn(play(a, 0, level.clone())),
+        tokio::spawn(play(b, 1, level)),
+    );
+    ta.await.unwrap();
+    tb.await.unwrap();
+    code
 }
 
 /// A room with two seats, the level picked, the guest ready, and the round started.

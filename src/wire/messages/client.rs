@@ -158,6 +158,19 @@ fn length(kind: &str, field: &str, s: &str, min: usize, max: usize) -> Result<()
 /// The `face` names of an `input`, by facing index (0 up, 1 right, 2 down, 3 left).
 pub const FACES: [&str; 4] = ["up", "right", "down", "left"];
 
+/// An `input` message as a client writes it (what `parse_client` reads back): a cook's
+/// choice for a tick, its move in thousandths per axis as the sim keeps it. The load tool,
+/// the test clients and the benches all speak through this.
+pub fn input_message(input: &crate::sim::CookInput) -> Value {
+    serde_json::json!({
+        "type": "input",
+        "seq": input.seq,
+        "move": {"x": input.mv.0 as f64 / 1000.0, "y": input.mv.1 as f64 / 1000.0},
+        "act": input.act,
+        "face": input.face.map(|f| FACES[f as usize % 4]),
+    })
+}
+
 /// Tolerance for a move whose magnitude is over 1 only by float noise (then it is clamped).
 const MAGNITUDE_SLACK: f64 = 1e-6;
 
