@@ -307,6 +307,12 @@ fn the_limits_table_matches_the_defaults_and_the_accepted_ranges() {
         ("max_spectators", d.max_spectators as u64),
         ("guest_idle_timeout_s", d.guest_idle_timeout_s),
         ("empty_room_grace_s", d.empty_room_grace_s),
+        ("max_connections_per_ip", d.connections.per_ip as u64),
+        ("connection_reserve", d.connections.reserve as u64),
+        ("max_pending_sockets", d.connections.pending_sockets as u64),
+        ("header_timeout_s", d.connections.header_timeout.as_secs()),
+        // Derived from the descriptor limit: the row says how, not a number.
+        ("max_connections", 0),
     ]
     .into_iter()
     .collect();
@@ -316,16 +322,27 @@ fn the_limits_table_matches_the_defaults_and_the_accepted_ranges() {
             continue;
         };
         let name = ticked(&row[0]).into_iter().next().unwrap();
-        assert_eq!(
-            row[1].parse::<u64>().unwrap(),
-            defaults[name.as_str()],
-            "{name} default"
-        );
-        if let Some((lo, hi)) = row[3].split_once('–') {
+        if name == "max_connections" {
+            assert!(row[1].contains("descriptor limit"), "{row:?}");
+        } else {
+            assert_eq!(
+                row[1].parse::<u64>().unwrap(),
+                defaults[name.as_str()],
+                "{name} default"
+            );
+        }
+        let range = row[3].split(',').next().unwrap_or_default();
+        if let Some((lo, hi)) = range.split_once('–') {
             let (lo, hi): (u64, u64) = (lo.parse().unwrap(), hi.parse().unwrap());
             let at = |v: u64| {
                 let var = var.clone();
-                ServerConfig::from_settings(&[(var.as_str(), v.to_string().as_str())])
+                let v = v.to_string();
+                // The reserve must be under the cap: a cap that leaves room for any reserve.
+                let mut settings = vec![(var.as_str(), v.as_str())];
+                if var != "UNDERCOOKED_MAX_CONNECTIONS" {
+                    settings.push(("UNDERCOOKED_MAX_CONNECTIONS", "1000000"));
+                }
+                ServerConfig::from_settings(&settings)
             };
             assert!(
                 at(lo).is_ok() && at(hi).is_ok(),

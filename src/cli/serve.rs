@@ -78,6 +78,8 @@ fn init_tracing(format: LogFormat, filter: &str) -> Result<(), String> {
         .map_err(|e| format!("UNDERCOOKED_LOG={filter:?} is not a log filter: {e}"))?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        // Colour only for a terminal: a log file or a collector gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Json => builder.json().try_init(),

@@ -75,7 +75,13 @@ impl Room {
     }
 
     /// A socket's `hello`: rejoin, evict, take a seat, spectate, or be refused.
-    pub(super) fn hello(&mut self, link: ConnLink, token: Option<String>, name: Option<String>) {
+    pub(super) fn hello(
+        &mut self,
+        link: ConnLink,
+        token: Option<String>,
+        name: Option<String>,
+        seated_only: bool,
+    ) {
         if self.phase.state() == RoomState::Closed {
             self.refuse(
                 &link,
@@ -83,6 +89,18 @@ impl Room {
                 "the room is closed",
                 close::ROOM_GONE,
             );
+            return;
+        }
+        // A socket on the connection reserve: only a player coming back to its seat.
+        if seated_only
+            && token
+                .as_deref()
+                .is_none_or(|t| self.seats.of_token(t).is_none())
+        {
+            let why = crate::shared::gate::Refused::ReserveOnly;
+            self.shared.gate.refuse(why);
+            let why = why.why();
+            self.refuse(&link, code::ROOM_FULL, why, close::ROOM_FULL);
             return;
         }
         let token = token.unwrap_or_else(|| random_hex(16));

@@ -114,7 +114,12 @@ impl Room {
             RoomCmd::RemoveBot { token, seat, reply } => {
                 let _ = reply.send(self.remove_bot(&token, seat));
             }
-            RoomCmd::Hello { conn, token, name } => self.hello(conn, token, name),
+            RoomCmd::Hello {
+                conn,
+                token,
+                name,
+                seated_only,
+            } => self.hello(conn, token, name, seated_only),
             RoomCmd::Msg { conn, msg } => self.message(conn, msg),
             RoomCmd::Gone { conn } => self.gone(conn),
             RoomCmd::Kill { token, reply } => {

@@ -141,6 +141,16 @@ pub fn census(shared: &Shared) -> Value {
         "send_queue_high_by_room": shared.rooms.send_queue_highs(),
         "memory_mb": memory_mb(),
         "refusals": refusals,
+        "connections": {
+            "open": shared.gate.open(),
+            "max": shared.gate.limits().max,
+            "refused": shared
+                .gate
+                .refusals()
+                .iter()
+                .map(|(why, n)| (why.name().to_string(), json!(n)))
+                .collect::<serde_json::Map<String, Value>>(),
+        },
     });
     let chain = shared.chain();
     // Without a database the history's totals read 0, under the same names.

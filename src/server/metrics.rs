@@ -133,6 +133,27 @@ pub fn text(shared: &Shared) -> String {
         "Connections refused or closed, by close code",
         refusals,
     );
+    r.register(
+        "connections_open",
+        "TCP connections held (sockets included)",
+        gauge(shared.gate.open() as i64),
+    );
+    r.register(
+        "connections_max",
+        "The cap on connections held, the reserve included",
+        gauge(shared.gate.limits().max as i64),
+    );
+    let turned = Family::<Vec<(String, String)>, Counter>::default();
+    for (why, n) in shared.gate.refusals() {
+        turned
+            .get_or_create(&vec![("reason".into(), why.name().into())])
+            .inc_by(n);
+    }
+    r.register(
+        "connections_refused",
+        "Connections (and socket upgrades) refused by the connection caps, by reason",
+        turned,
+    );
     let t = &c.ticks;
     r.register(
         "tick_duration_seconds",

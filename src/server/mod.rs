@@ -4,9 +4,11 @@
 //! `run(listener, shared, shutdown)` serves until `shutdown` resolves, so tests start a real
 //! server on port 0 and the binary starts one on its configured address. The files:
 //! `routes` (the table of HTTP routes) over `rooms_api`, `info`, `seams` and `reply`;
+//! `accept` (the accept loop, connection caps and timeouts) serves each connection;
 //! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, whose
 //! reader applies `guard`.
 
+mod accept;
 mod assets;
 mod body;
 mod guard;
@@ -54,48 +56,9 @@ pub async fn open(
 /// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then every room
 /// finishes its round as aborted (its replay file completed) and closes its sockets with
 /// 1001, within 4 s; then the history is flushed to the database, within 5 s more.
-pub async fn run(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) {
+pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()>) {
     let routes = warp::service(routes::routes(&shared));
-    tokio::pin!(shutdown);
-    loop {
-        let stream = tokio::select! {
-            _ = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
-        let _ = stream.set_nodelay(true);
-        let routes = routes.clone();
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(
-                move |mut req: hyper::Request<hyper::body::Incoming>| {
-                    let mut routes = routes.clone();
-                    let shared = shared.clone();
-                    async move {
-                        if let Some(resp) = upgrade::try_upgrade(&mut req, &shared) {
-                            return Ok::<_, std::convert::Infallible>(resp);
-                        }
-                        tower_service::Service::call(&mut routes, req).await
-                    }
-                },
-            );
-            // HTTP/1.1 only (no HTTP/2 preface sniffing): the API and the upgrade need nothing more.
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .with_upgrades();
-            let _ = conn.await;
-        });
-    }
+    accept::serve(listener, shared.clone(), routes, shutdown).await;
     tracing::info!("shutting down: closing every room");
     let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&shared)).await;
     // The aborted rounds' results (and every batch before them) into the database before

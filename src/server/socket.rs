@@ -39,12 +39,11 @@ pub type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 /// gives up on the client's close reply.
 const DRAIN: Duration = Duration::from_secs(3);
 
-/// Serves one socket for room `code` until it closes.
-pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
+/// Serves one socket for room `code` until it closes. A socket on a reserve place is
+/// `seated_only`: its `hello` must return a player to its seat.
+pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, seated_only: bool) {
+    // The census counted this socket as `Handshake` when its upgrade was answered.
     let (link, mut rx) = ConnLink::open(shared.conn_id());
-    shared
-        .census
-        .socket_moved(None, Some(SocketState::Handshake));
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
     let mut reader = Reader {
         room: shared.rooms.get(&code),
@@ -54,6 +53,7 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>) {
         ),
         link: link.clone(),
         joined: false,
+        seated_only,
         closing: None,
         state: SocketState::Handshake,
         code,
@@ -199,6 +199,8 @@ struct Reader {
     guard: Guard,
     /// Whether the room has this connection's `hello`.
     joined: bool,
+    /// On a connection reserve place: only a seated player's `hello` is let in.
+    seated_only: bool,
     /// When the server closed the socket: it then drains until the client answers or
     /// `DRAIN` passes, because closing with unread data would reset the connection and
     /// the client would never see the close code.
@@ -277,6 +279,7 @@ impl Reader {
                     conn: self.link.clone(),
                     token,
                     name,
+                    seated_only: self.seated_only,
                 },
                 false => return,
             },

@@ -10,6 +10,8 @@
 use super::reply::refuse;
 use super::socket::{Socket, serve};
 use crate::shared::Shared;
+use crate::shared::census::SocketState;
+use crate::shared::gate::{Place, Refused};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
@@ -48,8 +50,13 @@ fn header_has(req: &http::Request<Incoming>, name: header::HeaderName, token: &s
         .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
 }
 
-/// Answers a WebSocket upgrade of `/ws/{code}`; `None` for every other request.
-pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> Option<Response> {
+/// Answers a WebSocket upgrade of `/ws/{code}`; `None` for every other request. The
+/// socket keeps the connection's `place` until it closes.
+pub fn try_upgrade(
+    req: &mut http::Request<Incoming>,
+    shared: &Arc<Shared>,
+    place: &Arc<Place>,
+) -> Option<Response> {
     let code = req.uri().path().strip_prefix("/ws/")?.to_string();
     if code.is_empty()
         || code.contains('/')
@@ -94,8 +101,24 @@ pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> O
             "only WebSocket version 13 is spoken here",
         ));
     }
+    // Sockets that have not said hello are capped: past it, refused before the upgrade.
+    let pending = shared.census.sockets_by_state()[SocketState::Handshake as usize].1;
+    if pending >= shared.config.connections.pending_sockets as u64 {
+        shared.gate.refuse(Refused::PendingSockets);
+        return Some(refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            Refused::PendingSockets.why(),
+        ));
+    }
+    // Counted as waiting for hello from now, before the client sees its 101, so the cap
+    // holds against sockets opened back to back; `serve` moves it on from there.
+    shared
+        .census
+        .socket_moved(None, Some(SocketState::Handshake));
     let on_upgrade = hyper::upgrade::on(&mut *req);
     let shared = shared.clone();
+    let place = place.clone();
     tokio::spawn(async move {
         match on_upgrade.await {
             Ok(upgraded) => {
@@ -106,9 +129,15 @@ pub fn try_upgrade(req: &mut http::Request<Incoming>, shared: &Arc<Shared>) -> O
                     Some(cfg),
                 )
                 .await;
-                serve(socket, code, shared).await;
+                serve(socket, code, shared, place.reserve()).await;
+                drop(place);
             }
-            Err(e) => tracing::debug!(error = %e, "a WebSocket upgrade did not complete"),
+            Err(e) => {
+                shared
+                    .census
+                    .socket_moved(Some(SocketState::Handshake), None);
+                tracing::debug!(error = %e, "a WebSocket upgrade did not complete");
+            }
         }
     });
     let mut resp =

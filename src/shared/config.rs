@@ -95,6 +95,57 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_WORKER_THREADS",
           value_parser = ranged::<usize>("UNDERCOOKED_WORKER_THREADS", 1, 256))]
     pub worker_threads: Option<usize>,
+    /// Connections held at once, every kind (default: three quarters of the process's
+    /// descriptor limit less 64, at most 10,000).
+    #[arg(long, env = "UNDERCOOKED_MAX_CONNECTIONS",
+          value_parser = ranged::<usize>("UNDERCOOKED_MAX_CONNECTIONS", 32, 1_000_000))]
+    pub max_connections: Option<usize>,
+    /// Connections held at once from one address (an IPv6 /64 counts as one).
+    #[arg(long, env = "UNDERCOOKED_MAX_CONNECTIONS_PER_IP", default_value = "64",
+          value_parser = ranged::<usize>("UNDERCOOKED_MAX_CONNECTIONS_PER_IP", 1, 1_000_000))]
+    pub max_connections_per_ip: usize,
+    /// Of `UNDERCOOKED_MAX_CONNECTIONS`, the last ones kept for `/healthz`, `/metrics`,
+    /// `/api/stats` and players returning to their seat.
+    #[arg(long, env = "UNDERCOOKED_CONNECTION_RESERVE", default_value = "16",
+          value_parser = ranged::<usize>("UNDERCOOKED_CONNECTION_RESERVE", 0, 10_000))]
+    pub connection_reserve: usize,
+    /// Sockets open at once that have not said `hello` yet.
+    #[arg(long, env = "UNDERCOOKED_MAX_PENDING_SOCKETS", default_value = "256",
+          value_parser = ranged::<usize>("UNDERCOOKED_MAX_PENDING_SOCKETS", 1, 1_000_000))]
+    pub max_pending_sockets: usize,
+    /// Seconds a connection has to send a request's head (from connecting, or from its last
+    /// answer: so also how long an idle keep-alive connection is kept) and then its body.
+    #[arg(long, env = "UNDERCOOKED_HEADER_TIMEOUT_S", default_value = "10",
+          value_parser = ranged::<u64>("UNDERCOOKED_HEADER_TIMEOUT_S", 1, 300))]
+    pub header_timeout_s: u64,
+}
+
+/// The caps on connections (docs/SECURITY.md says what each refusal looks like).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Connections at once, the reserve included.
+    pub max: usize,
+    pub per_ip: usize,
+    /// The last `reserve` places of `max`: `/healthz`, `/metrics`, `/api/stats` and seated
+    /// players only.
+    pub reserve: usize,
+    /// Sockets that have not said `hello`.
+    pub pending_sockets: usize,
+    /// How long a request's head (and then its body) may take.
+    pub header_timeout: std::time::Duration,
+}
+
+impl ConnectionLimits {
+    /// The default for `max`: three quarters of the descriptors this process may open, less
+    /// 64 (the database, replay files, the listener), between 32 and 10,000. The rest of the
+    /// descriptors stay for the live rooms' replay files.
+    pub fn default_max() -> usize {
+        let fds = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(u64::MAX);
+        let usable = fds.saturating_sub(64).saturating_mul(3) / 4;
+        usable.clamp(32, 10_000) as usize
+    }
 }
 
 /// The settings, checked as a whole.
@@ -121,6 +172,7 @@ pub struct ServerConfig {
     pub empty_room_grace_s: u64,
     /// Runtime worker threads; `None` is one per core.
     pub worker_threads: Option<usize>,
+    pub connections: ConnectionLimits,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -139,6 +191,22 @@ impl TryFrom<ServerArgs> for ServerConfig {
                 a.tick_hz
             )));
         }
+        let max = a
+            .max_connections
+            .unwrap_or_else(ConnectionLimits::default_max);
+        if a.connection_reserve >= max {
+            return Err(ConfigError(format!(
+                "UNDERCOOKED_CONNECTION_RESERVE={} must be less than UNDERCOOKED_MAX_CONNECTIONS={max} (the reserve is part of the cap)",
+                a.connection_reserve
+            )));
+        }
+        let connections = ConnectionLimits {
+            max,
+            per_ip: a.max_connections_per_ip,
+            reserve: a.connection_reserve,
+            pending_sockets: a.max_pending_sockets,
+            header_timeout: std::time::Duration::from_secs(a.header_timeout_s),
+        };
         Ok(ServerConfig {
             bind: a.bind,
             data_dir: a.data_dir,
@@ -163,6 +231,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             guest_idle_timeout_s: a.guest_idle_timeout_s,
             empty_room_grace_s: a.empty_room_grace_s,
             worker_threads: a.worker_threads,
+            connections,
         })
     }
 }
@@ -213,6 +282,13 @@ impl Default for ServerConfig {
             guest_idle_timeout_s: 45,
             empty_room_grace_s: 30,
             worker_threads: None,
+            connections: ConnectionLimits {
+                max: ConnectionLimits::default_max(),
+                per_ip: 64,
+                reserve: 16,
+                pending_sockets: 256,
+                header_timeout: std::time::Duration::from_secs(10),
+            },
         }
     }
 }
@@ -296,5 +372,23 @@ mod tests {
         assert!(e.0.contains("must divide"), "{e}");
         let e = ServerConfig::from_settings(&[("UNDERCOOKED_TEST_MODE", "yes")]).unwrap_err();
         assert!(e.0.contains("is not 0 or 1"), "{e}");
+        let e = ServerConfig::from_settings(&[
+            ("UNDERCOOKED_MAX_CONNECTIONS", "100"),
+            ("UNDERCOOKED_CONNECTION_RESERVE", "100"),
+        ])
+        .unwrap_err();
+        assert!(
+            e.0.contains("UNDERCOOKED_CONNECTION_RESERVE=100 must be less than UNDERCOOKED_MAX_CONNECTIONS=100"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_connection_cap_follows_the_descriptor_limit_and_stays_in_bounds() {
+        let max = ConnectionLimits::default_max();
+        assert!((32..=10_000).contains(&max), "{max}");
+        assert_eq!(ServerConfig::default().connections.max, max);
+        let c = ServerConfig::from_settings(&[("UNDERCOOKED_MAX_CONNECTIONS", "500")]).unwrap();
+        assert_eq!(c.connections.max, 500);
     }
 }

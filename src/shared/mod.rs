@@ -1,5 +1,6 @@
 //! What the rooms and the server share, below both: the settings, the levels, the
-//! sessions, the room registry, the census, and the history's write chain.
+//! sessions, the room registry, the census, the connection gate, and the history's write
+//! chain.
 //!
 //! One `Shared` is made when the server starts and handed (as an `Arc`) to every room and
 //! every connection. The room imports this module and never the server; the server
@@ -8,6 +9,7 @@
 pub mod census;
 pub mod config;
 pub mod conn;
+pub mod gate;
 pub mod registry;
 pub mod sessions;
 
@@ -16,6 +18,7 @@ use crate::store::chain::{Chain, Notify};
 use crate::store::{Store, StoreError};
 use census::Census;
 use config::ServerConfig;
+use gate::Gate;
 use registry::{Registry, RoomCmd};
 use sessions::Sessions;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -28,6 +31,8 @@ pub struct Shared {
     pub sessions: Sessions,
     pub rooms: Registry,
     pub census: Census,
+    /// The connection places (caps and reserve), taken by every accepted connection.
+    pub gate: Arc<Gate>,
     /// The history (SQLite) and its write chain, once attached.
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
@@ -37,6 +42,7 @@ pub struct Shared {
 impl Shared {
     pub fn new(config: ServerConfig, levels: Levels) -> Arc<Shared> {
         Arc::new(Shared {
+            gate: Gate::new(config.connections.clone()),
             config,
             levels,
             sessions: Sessions::default(),

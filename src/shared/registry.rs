@@ -52,11 +52,14 @@ pub enum RoomCmd {
         seat: u8,
         reply: oneshot::Sender<Result<(), Refusal>>,
     },
-    /// A socket's `hello` (the socket already checked the protocol version).
+    /// A socket's `hello` (the socket already checked the protocol version). A socket on
+    /// one of the connection reserve's places is `seated_only`: its token must hold a seat
+    /// here already.
     Hello {
         conn: ConnLink,
         token: Option<String>,
         name: Option<String>,
+        seated_only: bool,
     },
     /// A message from a connection that said hello.
     Msg { conn: u64, msg: RoomMsg },

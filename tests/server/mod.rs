@@ -150,7 +150,40 @@ pub async fn http(
     body: Option<&str>,
     headers: &[(&str, &str)],
 ) -> (u16, Value) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
+    let s = TcpStream::connect(addr).await.unwrap();
+    http_on(s, addr, method, path, body, headers).await
+}
+
+/// A TCP connection to `addr` from the loopback address `from` (any of 127.0.0.0/8 on
+/// Linux), so a test can be several clients at once.
+pub async fn tcp_from(from: &str, addr: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket
+        .bind(SocketAddr::new(from.parse().unwrap(), 0))
+        .unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+/// `http`, from the loopback address `from`.
+pub async fn http_from(
+    from: &str,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> (u16, Value) {
+    let s = tcp_from(from, addr).await;
+    http_on(s, addr, method, path, body, &[]).await
+}
+
+async fn http_on(
+    mut s: TcpStream,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
     let body = body.unwrap_or("");
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -255,6 +288,38 @@ impl Client {
             log: Vec::new(),
             closed: None,
         }
+    }
+
+    /// A socket from the loopback address `from`; `Err` with the HTTP status when the
+    /// upgrade is refused.
+    pub async fn connect_from(from: &str, addr: SocketAddr, code: &str) -> Result<Client, u16> {
+        let tcp = tcp_from(from, addr).await;
+        match tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws/{code}"),
+            MaybeTlsStream::Plain(tcp),
+        )
+        .await
+        {
+            Ok((ws, _)) => Ok(Client {
+                ws,
+                log: Vec::new(),
+                closed: None,
+            }),
+            Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(resp.status().as_u16()),
+            Err(e) => panic!("ws connect: {e}"),
+        }
+    }
+
+    /// `hello` with `token` on a socket from `from`, through its `welcome` and `lobby`.
+    pub async fn hello_from(from: &str, addr: SocketAddr, code: &str, token: &str) -> Client {
+        let mut c = Client::connect_from(from, addr, code)
+            .await
+            .expect("the upgrade is accepted");
+        c.send(json!({"type": "hello", "p": 1, "token": token, "name": null}))
+            .await;
+        c.expect("welcome").await;
+        c.expect("lobby").await;
+        c
     }
 
     pub async fn hello(addr: SocketAddr, code: &str, token: &str) -> Client {

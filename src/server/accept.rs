@@ -1,0 +1,217 @@
+//! The accept loop and each HTTP connection: who gets in, and how long they may take.
+//!
+//! A connection first takes a place at the gate (`shared::gate`); refused, it is sent a
+//! fixed `503` naming why, unread, and dropped, so a flood costs no task and no buffer. An
+//! admitted connection is served by hyper with its header read timeout, which runs from the
+//! moment the connection waits for a request (accepted, or its last answer sent): a silent
+//! connection, headers trickled a byte at a time and an idle keep-alive connection all end
+//! when it passes. A body must then arrive within the same window (`408`). A reserve place
+//! is served once, with a window of at most 2 s, and only for `/healthz`, `/metrics`,
+//! `/api/stats` and `/ws/` (where the socket's `hello` must return a seated player).
+//!
+//! When `accept` itself fails for want of descriptors or memory (`EMFILE`, `ENFILE`,
+//! `ENOBUFS`, `ENOMEM`) the loop backs off (10 ms doubling to 1 s) instead of spinning on
+//! the waiting connection, and says so at most once a second, with how many it held back.
+
+use super::reply::refuse;
+use super::upgrade;
+use crate::shared::Shared;
+use crate::shared::gate::{Place, Refused};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::{TcpListener, TcpStream};
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+/// The longest a reserve connection may take to ask.
+const RESERVE_WINDOW: Duration = Duration::from_secs(2);
+
+/// Accepts and serves connections on `listener` until `shutdown` resolves.
+pub async fn serve<R>(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    routes: R,
+    shutdown: impl Future<Output = ()>,
+) where
+    R: tower_service::Service<
+            http::Request<hyper::body::Incoming>,
+            Response = Response,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    R::Future: Send,
+{
+    tokio::pin!(shutdown);
+    let mut failing = Backoff::default();
+    let mut refusals = Said::default();
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => return,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    if let Some(pause) = failing.failed(&e) {
+                        tokio::time::sleep(pause).await;
+                    }
+                    continue;
+                }
+            },
+        };
+        failing.accepted();
+        let place = match shared.gate.admit(peer.ip()) {
+            Ok(place) => place,
+            Err(why) => {
+                refusals.say(|held_back| {
+                    tracing::info!(peer = %peer.ip(), reason = why.name(), held_back, "connection refused");
+                });
+                turn_away(&stream, why);
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(connection(stream, place, shared.clone(), routes.clone()));
+    }
+}
+
+/// A fixed `503` written without waiting (a fresh socket's send buffer takes it), then the
+/// connection is dropped.
+fn turn_away(stream: &TcpStream, why: Refused) {
+    let body = format!(r#"{{"code":"busy","msg":"{}"}}"#, why.why());
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.try_write(format!("{head}{body}").as_bytes());
+}
+
+/// One HTTP connection, on its place.
+async fn connection<R>(stream: TcpStream, place: Place, shared: Arc<Shared>, routes: R)
+where
+    R: tower_service::Service<
+            http::Request<hyper::body::Incoming>,
+            Response = Response,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    R::Future: Send,
+{
+    let reserve = place.reserve();
+    let mut window = shared.config.connections.header_timeout;
+    if reserve {
+        window = window.min(RESERVE_WINDOW);
+    }
+    let place = Arc::new(place);
+    let service =
+        hyper::service::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
+            let mut routes = routes.clone();
+            let shared = shared.clone();
+            let place = place.clone();
+            async move {
+                if reserve && !reserve_serves(&req) {
+                    shared.gate.refuse(Refused::ReserveOnly);
+                    return Ok::<_, Infallible>(refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "busy",
+                        Refused::ReserveOnly.why(),
+                    ));
+                }
+                if let Some(resp) = upgrade::try_upgrade(&mut req, &shared, &place) {
+                    return Ok(resp);
+                }
+                let call = tower_service::Service::call(&mut routes, req);
+                let mut answer = match tokio::time::timeout(window, call).await {
+                    Ok(Ok(answer)) => answer,
+                    Err(_) => refuse(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "timeout",
+                        "the request's body did not arrive in time",
+                    ),
+                };
+                if reserve {
+                    // One answer on a reserve place, then the place is given back. (Not
+                    // hyper's keep-alive switch: that would also take `upgrade` out of a
+                    // returning player's 101.)
+                    answer.headers_mut().insert(
+                        http::header::CONNECTION,
+                        http::HeaderValue::from_static("close"),
+                    );
+                }
+                Ok(answer)
+            }
+        });
+    // HTTP/1.1 only (no HTTP/2 preface sniffing): the API and the upgrade need nothing more.
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(window);
+    let _ = http
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades()
+        .await;
+}
+
+/// What a reserve place is kept for.
+fn reserve_serves(req: &http::Request<hyper::body::Incoming>) -> bool {
+    let path = req.uri().path();
+    req.method() == http::Method::GET
+        && (matches!(path, "/healthz" | "/metrics" | "/api/stats") || path.starts_with("/ws/"))
+}
+
+/// The accept loop's back-off while `accept` fails for want of resources.
+#[derive(Default)]
+struct Backoff {
+    pause: Option<Duration>,
+    said: Said,
+}
+
+impl Backoff {
+    /// An `accept` error: how long to pause before the next (`None`: retry at once, the
+    /// error was the one connection's, such as a reset before it was taken).
+    fn failed(&mut self, e: &std::io::Error) -> Option<Duration> {
+        use rustix::io::Errno;
+        let starved = Errno::from_io_error(e).is_some_and(|n| {
+            [Errno::MFILE, Errno::NFILE, Errno::NOBUFS, Errno::NOMEM].contains(&n)
+        });
+        self.said.say(|held_back| {
+            tracing::warn!(error = %e, held_back, "accept failed");
+        });
+        if !starved {
+            return None;
+        }
+        let pause = self.pause.map_or(Duration::from_millis(10), |p| {
+            (p * 2).min(Duration::from_secs(1))
+        });
+        self.pause = Some(pause);
+        Some(pause)
+    }
+
+    fn accepted(&mut self) {
+        self.pause = None;
+    }
+}
+
+/// A log line at most once a second; the ones held back in between are counted in the next.
+#[derive(Default)]
+struct Said {
+    last: Option<Instant>,
+    held_back: u64,
+}
+
+impl Said {
+    fn say(&mut self, line: impl FnOnce(u64)) {
+        let now = Instant::now();
+        if self
+            .last
+            .is_some_and(|at| now.duration_since(at) < Duration::from_secs(1))
+        {
+            self.held_back += 1;
+            return;
+        }
+        line(self.held_back);
+        self.last = Some(now);
+        self.held_back = 0;
+    }
+}

@@ -1,0 +1,257 @@
+//! Who gets a connection: the caps on connections held at once (in all, and from one
+//! address) and the reserve kept for operators and seated players.
+//!
+//! Every accepted TCP connection asks for a `Place` before a byte is read, and holds it
+//! until it closes — through a WebSocket upgrade, so a socket counts as the connection it
+//! came from. Places are counted under one lock (two map operations a connection, never
+//! per frame). Past `max - reserve` a place is a *reserve* place, given only to an address
+//! holding fewer than `RESERVE_PER_ADDRESS` connections (so the client that filled the
+//! server cannot take the reserve too); the connection may then only ask for `/healthz`,
+//! `/metrics`, `/api/stats` or return a seated player to its seat (`server::accept` and the
+//! room's `hello` enforce that). An IPv6 address counts by its /64, the block one
+//! subscriber is usually given.
+
+use super::config::ConnectionLimits;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+/// An address holding this many connections gets no reserve place.
+pub const RESERVE_PER_ADDRESS: u32 = 2;
+
+/// Why a connection was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Every place, the reserve included, is taken (or the reserve is, and this address
+    /// already holds connections).
+    Full,
+    /// This address holds its `per_ip` connections.
+    PerAddress,
+    /// A socket past the cap on sockets that have not said `hello`.
+    PendingSockets,
+    /// A reserve connection asked for something the reserve is not kept for.
+    ReserveOnly,
+}
+
+impl Refused {
+    pub const ALL: [Refused; 4] = [
+        Refused::Full,
+        Refused::PerAddress,
+        Refused::PendingSockets,
+        Refused::ReserveOnly,
+    ];
+
+    /// The reason's label in `/metrics` and `/api/stats`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Refused::Full => "full",
+            Refused::PerAddress => "per_address",
+            Refused::PendingSockets => "pending_sockets",
+            Refused::ReserveOnly => "reserve_only",
+        }
+    }
+
+    /// What the client reads in its `503`.
+    pub fn why(self) -> &'static str {
+        match self {
+            Refused::Full => "the server holds all the connections it takes; try again shortly",
+            Refused::PerAddress => "your address holds all the connections it may; close one",
+            Refused::PendingSockets => {
+                "too many sockets are waiting to say hello; try again shortly"
+            }
+            Refused::ReserveOnly => {
+                "the server is at its connection limit: only health checks and players returning to their seat are served"
+            }
+        }
+    }
+}
+
+/// The key connections are counted by: an IPv4 address, or an IPv6 /64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Source(u128);
+
+impl Source {
+    pub fn of(ip: IpAddr) -> Source {
+        match ip {
+            IpAddr::V4(v4) => Source(u32::from(v4) as u128),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Source(u32::from(v4) as u128),
+                None => Source((u128::from(v6) >> 64) | (1 << 127)),
+            },
+        }
+    }
+}
+
+#[derive(Default)]
+struct Held {
+    open: usize,
+    by_source: HashMap<Source, u32>,
+}
+
+/// The server's connection places.
+pub struct Gate {
+    limits: ConnectionLimits,
+    held: Mutex<Held>,
+    refused: [AtomicU64; 4],
+}
+
+/// A connection's place, given back when dropped.
+pub struct Place {
+    gate: Arc<Gate>,
+    source: Source,
+    reserve: bool,
+}
+
+impl Place {
+    /// Whether this is a reserve place (health checks and seated players only).
+    pub fn reserve(&self) -> bool {
+        self.reserve
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut held = self.gate.lock();
+        held.open = held.open.saturating_sub(1);
+        if let Some(n) = held.by_source.get_mut(&self.source) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                held.by_source.remove(&self.source);
+            }
+        }
+    }
+}
+
+impl Gate {
+    pub fn new(limits: ConnectionLimits) -> Arc<Gate> {
+        Arc::new(Gate {
+            limits,
+            held: Mutex::new(Held::default()),
+            refused: Default::default(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A place for a connection from `ip`, or why not (counted).
+    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Place, Refused> {
+        let source = Source::of(ip);
+        let mut held = self.lock();
+        let mine = held.by_source.get(&source).copied().unwrap_or(0);
+        let verdict = if mine as usize >= self.limits.per_ip {
+            Err(Refused::PerAddress)
+        } else if held.open < self.limits.max - self.limits.reserve {
+            Ok(false)
+        } else if held.open < self.limits.max && mine < RESERVE_PER_ADDRESS {
+            Ok(true)
+        } else {
+            Err(Refused::Full)
+        };
+        match verdict {
+            Ok(reserve) => {
+                held.open += 1;
+                *held.by_source.entry(source).or_insert(0) += 1;
+                Ok(Place {
+                    gate: self.clone(),
+                    source,
+                    reserve,
+                })
+            }
+            Err(why) => {
+                drop(held);
+                self.refuse(why);
+                Err(why)
+            }
+        }
+    }
+
+    /// Counts a refusal.
+    pub fn refuse(&self, why: Refused) {
+        self.refused[why as usize].fetch_add(1, Relaxed);
+    }
+
+    /// Connections held now.
+    pub fn open(&self) -> usize {
+        self.lock().open
+    }
+
+    /// Refusals so far, by reason.
+    pub fn refusals(&self) -> [(Refused, u64); 4] {
+        Refused::ALL.map(|r| (r, self.refused[r as usize].load(Relaxed)))
+    }
+
+    pub fn limits(&self) -> &ConnectionLimits {
+        &self.limits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn gate(max: usize, per_ip: usize, reserve: usize) -> Arc<Gate> {
+        Gate::new(ConnectionLimits {
+            max,
+            per_ip,
+            reserve,
+            pending_sockets: 8,
+            header_timeout: Duration::from_secs(1),
+        })
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn one_address_is_held_to_its_cap_and_others_still_get_in() {
+        let g = gate(100, 3, 4);
+        let held: Vec<Place> = (0..3).map(|_| g.admit(ip("10.0.0.1")).unwrap()).collect();
+        assert_eq!(g.admit(ip("10.0.0.1")).err(), Some(Refused::PerAddress));
+        assert!(g.admit(ip("10.0.0.2")).is_ok());
+        drop(held);
+        assert_eq!(g.open(), 0, "every place given back");
+        assert!(
+            g.admit(ip("10.0.0.1")).is_ok(),
+            "the address's places came back"
+        );
+    }
+
+    #[test]
+    fn the_reserve_goes_only_to_addresses_holding_little() {
+        let g = gate(10, 100, 3);
+        let flood: Vec<Place> = (0..7).map(|_| g.admit(ip("10.0.0.9")).unwrap()).collect();
+        assert!(flood.iter().all(|p| !p.reserve()));
+        // The flooding address gets no reserve place; a quiet one does.
+        assert_eq!(g.admit(ip("10.0.0.9")).err(), Some(Refused::Full));
+        let checker = g.admit(ip("10.0.0.1")).unwrap();
+        assert!(checker.reserve());
+        let a = g.admit(ip("10.0.0.2")).unwrap();
+        let b = g.admit(ip("10.0.0.3")).unwrap();
+        assert_eq!(g.admit(ip("10.0.0.4")).err(), Some(Refused::Full));
+        assert_eq!(g.refusals()[Refused::Full as usize].1, 2);
+        drop((checker, a, b));
+        drop(flood);
+        assert_eq!(g.open(), 0);
+    }
+
+    #[test]
+    fn an_ipv6_subscriber_block_counts_as_one_address() {
+        let g = gate(100, 2, 0);
+        let _a = g.admit(ip("2001:db8:1:2::1")).unwrap();
+        let _b = g.admit(ip("2001:db8:1:2:ffff::7")).unwrap();
+        assert_eq!(
+            g.admit(ip("2001:db8:1:2::99")).err(),
+            Some(Refused::PerAddress)
+        );
+        assert!(g.admit(ip("2001:db8:1:3::1")).is_ok());
+        // An IPv4-mapped address is its IPv4 address.
+        let _c = g.admit(ip("10.1.1.1")).unwrap();
+        let _d = g.admit(ip("::ffff:10.1.1.1")).unwrap();
+        assert_eq!(g.admit(ip("10.1.1.1")).err(), Some(Refused::PerAddress));
+    }
+}
