@@ -9,8 +9,9 @@ R=$1
 K=${2:-4}
 cd "$(dirname "$0")/.."
 pkill -f "serve --bind 127.0.0.1:8790"; sleep 0.5; rm -rf /tmp/lt
-# Every load client is 127.0.0.1: the per-address and pending-socket caps are lifted.
+# Every load client is 127.0.0.1: the per-address, pending-socket and new-session caps are lifted.
 (UNDERCOOKED_MAX_CONNECTIONS_PER_IP=1000000 UNDERCOOKED_MAX_PENDING_SOCKETS=1000000 \
+  UNDERCOOKED_NEW_SESSIONS_PER_MIN=100000 \
   ./target/release/undercooked serve --bind 127.0.0.1:8790 --data-dir /tmp/lt > /tmp/lt.log 2>&1 &)
 sleep 1.5
 SPID=$(pgrep -f "serve --bind 127.0.0.1:8790")

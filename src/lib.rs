@@ -21,16 +21,20 @@
 //! - `store`: the SQLite history: migrations, rows, the ordered write chain and its
 //!   outbox, quests, sessions, `reindex`. Every SQL statement lives here.
 //! - `shared`: what rooms and the server share, below both: settings, the room registry
-//!   and the room's commands, the census, sessions, the one connection type.
+//!   and the room's commands, the census, sessions, connection places, the one connection
+//!   type.
 //! - `room`: the room actor: its phase, seats and connections, lobby verbs, play, verdict.
 //! - `server`: HTTP routes, the `/ws` upgrade and the socket task.
 //! - `loadtest`: a load generator: rooms of bot-played WebSocket clients against a running
 //!   server, measured as players would notice (it uses `bots` and `wire`, never the server).
+//! - `fuzz_entry`: the fuzz targets' entry points (the client frame, replay, level and HTTP
+//!   body parsers), shared by `fuzz/` and the stable suite's corpus replay; on top.
 //!
 //! The command line (`src/cli/`, clap into plain commands and exit codes) is the binary's,
 //! on top of all of these.
 
 pub mod bots;
+pub mod fuzz_entry;
 pub mod levels;
 pub mod loadtest;
 pub mod log;

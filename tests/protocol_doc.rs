@@ -311,6 +311,8 @@ fn the_limits_table_matches_the_defaults_and_the_accepted_ranges() {
         ("connection_reserve", d.connections.reserve as u64),
         ("max_pending_sockets", d.connections.pending_sockets as u64),
         ("header_timeout_s", d.connections.header_timeout.as_secs()),
+        ("session_ttl_s", d.session_ttl_s),
+        ("new_sessions_per_min", d.new_sessions_per_min as u64),
         // Derived from the descriptor limit: the row says how, not a number.
         ("max_connections", 0),
     ]

@@ -236,10 +236,12 @@ async fn the_seq_discipline_drops_resends_resyncs_replays_and_counts_gaps() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_handshakes_all_get_their_welcome() {
-    // Every client here is 127.0.0.1: the per-address cap is lifted (tests/limits.rs tries it).
+    // Every client here is 127.0.0.1: the per-address caps on connections and new sessions
+    // are lifted (tests/limits.rs and tests/sessions.rs try them).
     let mut server = server::start(&[
         ("UNDERCOOKED_MAX_INPUTS_PER_S", "100"),
         ("UNDERCOOKED_MAX_CONNECTIONS_PER_IP", "1000"),
+        ("UNDERCOOKED_NEW_SESSIONS_PER_MIN", "100000"),
     ])
     .await;
     let addr = server.addr;

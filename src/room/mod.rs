@@ -48,6 +48,8 @@ pub struct Room {
     empty_since: Option<Instant>,
     panic_next: bool,
     opened: Instant,
+    /// When this room last told the session cache its players are still here.
+    sessions_kept: Instant,
 }
 
 /// Creates a room, registers it and starts its task. `None` when the process is at
@@ -65,6 +67,7 @@ pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
         empty_since: Some(Instant::now()),
         panic_next: false,
         opened: Instant::now(),
+        sessions_kept: Instant::now(),
     };
     tracing::info!(room = %code, "room opened");
     tokio::spawn(room.run(rx));
@@ -190,6 +193,18 @@ impl Room {
             _ => {}
         }
         self.abandon_idle_seats(now);
+        if now.duration_since(self.sessions_kept) >= Duration::from_secs(60) {
+            // The players' sessions stay cached while they are here (the room reads them
+            // without waiting; the cache drops a session idle for 10 minutes).
+            self.sessions_kept = now;
+            let seats = self
+                .seats
+                .taken()
+                .filter(|s| !s.bot)
+                .map(|s| s.token.as_str());
+            let watching = self.seats.spectators.iter().map(|s| s.token.as_str());
+            self.shared.sessions.keep(seats.chain(watching));
+        }
         self.close_if_empty(now)
     }
 

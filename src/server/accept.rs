@@ -120,6 +120,7 @@ where
                         Refused::ReserveOnly.why(),
                     ));
                 }
+                req.extensions_mut().insert(place.source());
                 if let Some(resp) = upgrade::try_upgrade(&mut req, &shared, &place) {
                     return Ok(resp);
                 }

@@ -20,9 +20,10 @@ pub(super) fn bearer(auth: Option<String>) -> Option<String> {
 }
 
 pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Response, Rejection> {
-    let unlocked = bearer(auth)
-        .and_then(|t| shared.sessions.get(&t))
-        .map(|s| s.unlocked);
+    let unlocked = match bearer(auth) {
+        Some(t) => shared.sessions.load(&t).await.map(|s| s.unlocked),
+        None => None,
+    };
     let list: Vec<Value> = shared
         .levels
         .campaign()
@@ -73,7 +74,7 @@ pub async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Respon
             "send Authorization: Bearer <token>",
         ));
     };
-    let Some(s) = shared.sessions.get(&token) else {
+    let Some(s) = shared.sessions.load(&token).await else {
         return Ok(refuse(
             StatusCode::NOT_FOUND,
             "no_session",
@@ -141,6 +142,7 @@ pub fn census(shared: &Shared) -> Value {
         "send_queue_high_by_room": shared.rooms.send_queue_highs(),
         "memory_mb": memory_mb(),
         "refusals": refusals,
+        "sessions_cached": shared.sessions.cached(),
         "connections": {
             "open": shared.gate.open(),
             "max": shared.gate.limits().max,

@@ -134,6 +134,11 @@ pub fn text(shared: &Shared) -> String {
         refusals,
     );
     r.register(
+        "sessions_cached",
+        "Sessions held in memory (those used in the last 10 minutes)",
+        gauge(shared.sessions.cached() as i64),
+    );
+    r.register(
         "connections_open",
         "TCP connections held (sockets included)",
         gauge(shared.gate.open() as i64),

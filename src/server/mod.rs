@@ -34,6 +34,17 @@ use tokio::net::TcpListener;
 
 pub use info::census;
 
+/// A room route's body as the routes parse it — `{name?, token?}`, or a bot's `{seat?}`
+/// when `bot` — under the declared `content_type`: the refusal's status when refused.
+/// (The HTTP body fuzz target's way in: `fuzz_entry::http_body`.)
+pub fn parse_room_body(content_type: Option<&str>, bytes: &[u8], bot: bool) -> Result<(), u16> {
+    let body = body::Body {
+        content_type: content_type.map(str::to_string),
+        bytes: bytes::Bytes::copy_from_slice(bytes),
+    };
+    rooms_api::parse_body(&body, bot).map_err(|refusal| refusal.status().as_u16())
+}
+
 /// Every file of the web client the server ships, with its size as sent gzipped.
 pub fn shipped_assets() -> Vec<(String, usize)> {
     assets::shipped()

@@ -10,6 +10,7 @@ use super::body::Body;
 use super::info::bearer;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
+use crate::shared::gate::Source;
 use crate::shared::registry::{Reservation, RoomCmd};
 use crate::shared::sessions::random_hex;
 use crate::wire::messages::{Refusal, code, limits, renders_blank, sanitize_name};
@@ -36,9 +37,42 @@ struct SeatRequest {
     name: Option<String>,
 }
 
-/// Parses a `{name?, token?}` body strictly (an empty body is `{}`); a refusal is the
-/// answer to send.
-fn seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
+/// Parses a `{name?, token?}` body strictly (an empty body is `{}`) and looks its token's
+/// session up; a token the server does not know (or none) starts a session, which the
+/// address `from` may do `UNDERCOOKED_NEW_SESSIONS_PER_MIN` times a minute. A refusal is
+/// the answer to send.
+async fn seat_request(
+    shared: &Shared,
+    body: &Body,
+    from: Option<Source>,
+) -> Result<SeatRequest, Box<Response>> {
+    let who = parse_seat_request(body)?;
+    if let Some(from) = from
+        && shared.sessions.load(&who.token).await.is_none()
+        && !shared.newcomers.admit(from, std::time::Instant::now())
+    {
+        return Err(Box::new(refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            code::RATE_LIMITED,
+            format!(
+                "your address started {} new sessions this minute; try again shortly",
+                shared.newcomers.per_minute()
+            ),
+        )));
+    }
+    Ok(who)
+}
+
+/// Parses a room route's body as its route does (`{name?, token?}`, or a bot's `{seat?}`).
+pub(super) fn parse_body(body: &Body, bot: bool) -> Result<(), Box<Response>> {
+    if bot {
+        body.parse::<BotBody>().map(|_| ())
+    } else {
+        parse_seat_request(body).map(|_| ())
+    }
+}
+
+fn parse_seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
     let bad = |code: &str, msg: String| Box::new(refuse(StatusCode::BAD_REQUEST, code, msg));
     let body: JoinBody = body.parse()?;
     if let Some(t) = &body.token
@@ -121,8 +155,12 @@ async fn create(shared: &Arc<Shared>, who: SeatRequest) -> Response {
     }
 }
 
-pub async fn create_room(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
-    Ok(match seat_request(&body) {
+pub async fn create_room(
+    shared: Arc<Shared>,
+    body: Body,
+    from: Option<Source>,
+) -> Result<Response, Rejection> {
+    Ok(match seat_request(&shared, &body, from).await {
         Ok(who) => create(&shared, who).await,
         Err(r) => *r,
     })
@@ -132,8 +170,9 @@ pub async fn join_room(
     room: String,
     shared: Arc<Shared>,
     body: Body,
+    from: Option<Source>,
 ) -> Result<Response, Rejection> {
-    let who = match seat_request(&body) {
+    let who = match seat_request(&shared, &body, from).await {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
@@ -152,8 +191,12 @@ pub async fn join_room(
 
 /// Quick play: the fullest open lobby that still has a seat (least empty first), else a
 /// new room.
-pub async fn quick(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
-    let who = match seat_request(&body) {
+pub async fn quick(
+    shared: Arc<Shared>,
+    body: Body,
+    from: Option<Source>,
+) -> Result<Response, Rejection> {
+    let who = match seat_request(&shared, &body, from).await {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
@@ -169,8 +212,12 @@ pub async fn quick(shared: Arc<Shared>, body: Body) -> Result<Response, Rejectio
 
 /// Play solo: a new room with the caller in seat 0 as host and bots in the other seats, on
 /// the highest level the caller's session has unlocked, waiting for its `start`.
-pub async fn solo(shared: Arc<Shared>, body: Body) -> Result<Response, Rejection> {
-    let who = match seat_request(&body) {
+pub async fn solo(
+    shared: Arc<Shared>,
+    body: Body,
+    from: Option<Source>,
+) -> Result<Response, Rejection> {
+    let who = match seat_request(&shared, &body, from).await {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };

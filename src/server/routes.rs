@@ -6,6 +6,7 @@ use super::body::Body;
 use super::reply::{answer, recover};
 use super::{assets, info, replays_api, rooms_api, seams};
 use crate::shared::Shared;
+use crate::shared::gate::Source;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -21,6 +22,12 @@ fn with(
 ) -> impl Filter<Extract = (Arc<Shared>,), Error = Infallible> + Clone + use<> {
     let shared = shared.clone();
     warp::any().map(move || shared.clone())
+}
+
+/// The address a request came from (`None` only for requests that did not come through
+/// the accept loop).
+fn from() -> impl Filter<Extract = (Option<Source>,), Error = Infallible> + Clone {
+    warp::ext::optional::<Source>()
 }
 
 fn body() -> impl Filter<Extract = (Body,), Error = Rejection> + Clone {
@@ -41,21 +48,25 @@ fn rooms(
         .and(warp::post())
         .and(with(shared))
         .and(body())
+        .and(from())
         .and_then(rooms_api::create_room);
     let quick = warp::path!("api" / "rooms" / "quick")
         .and(warp::post())
         .and(with(shared))
         .and(body())
+        .and(from())
         .and_then(rooms_api::quick);
     let join = warp::path!("api" / "rooms" / String / "join")
         .and(warp::post())
         .and(with(shared))
         .and(body())
+        .and(from())
         .and_then(rooms_api::join_room);
     let solo = warp::path!("api" / "rooms" / "solo")
         .and(warp::post())
         .and(with(shared))
         .and(body())
+        .and(from())
         .and_then(rooms_api::solo);
     let auth = || warp::header::optional::<String>("authorization");
     let add_bot = warp::path!("api" / "rooms" / String / "bots")

@@ -16,6 +16,7 @@ use super::guard::{Checked, Guard};
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::conn::{ConnLink, Frame, Out};
+use crate::shared::gate::Source;
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
     ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
@@ -41,7 +42,13 @@ const DRAIN: Duration = Duration::from_secs(3);
 
 /// Serves one socket for room `code` until it closes. A socket on a reserve place is
 /// `seated_only`: its `hello` must return a player to its seat.
-pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, seated_only: bool) {
+pub async fn serve(
+    mut ws: Socket,
+    code: String,
+    shared: Arc<Shared>,
+    seated_only: bool,
+    from: Source,
+) {
     // The census counted this socket as `Handshake` when its upgrade was answered.
     let (link, mut rx) = ConnLink::open(shared.conn_id());
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
@@ -54,6 +61,7 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, seated_onl
         link: link.clone(),
         joined: false,
         seated_only,
+        from,
         closing: None,
         state: SocketState::Handshake,
         code,
@@ -201,6 +209,8 @@ struct Reader {
     joined: bool,
     /// On a connection reserve place: only a seated player's `hello` is let in.
     seated_only: bool,
+    /// The address the connection came from (new sessions are counted by it).
+    from: Source,
     /// When the server closed the socket: it then drains until the client answers or
     /// `DRAIN` passes, because closing with unread data would reset the connection and
     /// the client would never see the close code.
@@ -274,15 +284,17 @@ impl Reader {
                     now: now_s(),
                 });
             }
-            ClientMsg::Hello { p, token, name } => match self.hello(p) {
-                true => RoomCmd::Hello {
-                    conn: self.link.clone(),
-                    token,
-                    name,
-                    seated_only: self.seated_only,
-                },
-                false => return,
-            },
+            ClientMsg::Hello { p, token, name } => {
+                match self.hello(p) && self.known_or_new(token.as_deref()).await {
+                    true => RoomCmd::Hello {
+                        conn: self.link.clone(),
+                        token,
+                        name,
+                        seated_only: self.seated_only,
+                    },
+                    false => return,
+                }
+            }
             ClientMsg::Room(msg) if !self.joined => {
                 let why = format!("{} before hello: say hello first", msg.kind());
                 return self.answer(&ServerMsg::err(&Refusal::new(code::WRONG_STATE, why)));
@@ -327,6 +339,25 @@ impl Reader {
         if self.room.is_none() {
             let why = format!("no room {}", self.code);
             self.refuse_and_close(Refusal::new(code::ROOM_GONE, why), close::ROOM_GONE);
+            return false;
+        }
+        true
+    }
+
+    /// A `hello` with a token the server knows (its session loaded for the room), or one
+    /// that may start a session: the address has new sessions left this minute. Else
+    /// `rate_limited`, and the socket may try again (until its handshake window ends).
+    async fn known_or_new(&mut self, token: Option<&str>) -> bool {
+        let known = match token {
+            Some(t) => self.shared.sessions.load(t).await.is_some(),
+            None => false,
+        };
+        if !known && !self.shared.newcomers.admit(self.from, Instant::now()) {
+            let why = format!(
+                "your address started {} new sessions this minute; try again shortly",
+                self.shared.newcomers.per_minute()
+            );
+            self.answer(&ServerMsg::err(&Refusal::new(code::RATE_LIMITED, why)));
             return false;
         }
         self.joined = true;

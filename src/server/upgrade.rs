@@ -129,7 +129,7 @@ pub fn try_upgrade(
                     Some(cfg),
                 )
                 .await;
-                serve(socket, code, shared, place.reserve()).await;
+                serve(socket, code, shared, place.reserve(), place.source()).await;
                 drop(place);
             }
             Err(e) => {

@@ -118,6 +118,15 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_HEADER_TIMEOUT_S", default_value = "10",
           value_parser = ranged::<u64>("UNDERCOOKED_HEADER_TIMEOUT_S", 1, 300))]
     pub header_timeout_s: u64,
+    /// Seconds after which a session that never finished a round is forgotten (counted
+    /// from when it was last seen).
+    #[arg(long, env = "UNDERCOOKED_SESSION_TTL_S", default_value = "86400",
+          value_parser = ranged::<u64>("UNDERCOOKED_SESSION_TTL_S", 60, 31_536_000))]
+    pub session_ttl_s: u64,
+    /// New sessions (tokens the server has not seen) one address may start a minute.
+    #[arg(long, env = "UNDERCOOKED_NEW_SESSIONS_PER_MIN", default_value = "30",
+          value_parser = ranged::<u32>("UNDERCOOKED_NEW_SESSIONS_PER_MIN", 1, 100_000))]
+    pub new_sessions_per_min: u32,
 }
 
 /// The caps on connections (docs/SECURITY.md says what each refusal looks like).
@@ -173,6 +182,8 @@ pub struct ServerConfig {
     /// Runtime worker threads; `None` is one per core.
     pub worker_threads: Option<usize>,
     pub connections: ConnectionLimits,
+    pub session_ttl_s: u64,
+    pub new_sessions_per_min: u32,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -232,6 +243,8 @@ impl TryFrom<ServerArgs> for ServerConfig {
             empty_room_grace_s: a.empty_room_grace_s,
             worker_threads: a.worker_threads,
             connections,
+            session_ttl_s: a.session_ttl_s,
+            new_sessions_per_min: a.new_sessions_per_min,
         })
     }
 }
@@ -289,6 +302,8 @@ impl Default for ServerConfig {
                 pending_sockets: 256,
                 header_timeout: std::time::Duration::from_secs(10),
             },
+            session_ttl_s: 86_400,
+            new_sessions_per_min: 30,
         }
     }
 }

@@ -108,6 +108,11 @@ impl Place {
     pub fn reserve(&self) -> bool {
         self.reserve
     }
+
+    /// The address (or IPv6 /64) the connection came from.
+    pub fn source(&self) -> Source {
+        self.source
+    }
 }
 
 impl Drop for Place {

@@ -10,7 +10,9 @@ pub mod census;
 pub mod config;
 pub mod conn;
 pub mod gate;
+pub mod newcomers;
 pub mod registry;
+pub mod session_key;
 pub mod sessions;
 
 use crate::levels::Levels;
@@ -19,16 +21,21 @@ use crate::store::{Store, StoreError};
 use census::Census;
 use config::ServerConfig;
 use gate::Gate;
+use newcomers::Newcomers;
 use registry::{Registry, RoomCmd};
+use session_key::SessionKey;
 use sessions::Sessions;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
 
 pub struct Shared {
     pub config: ServerConfig,
     /// The campaign and test levels, loaded once at start.
     pub levels: Levels,
     pub sessions: Sessions,
+    /// New sessions started per address a minute.
+    pub newcomers: Newcomers,
     pub rooms: Registry,
     pub census: Census,
     /// The connection places (caps and reserve), taken by every accepted connection.
@@ -43,6 +50,7 @@ impl Shared {
     pub fn new(config: ServerConfig, levels: Levels) -> Arc<Shared> {
         Arc::new(Shared {
             gate: Gate::new(config.connections.clone()),
+            newcomers: Newcomers::new(config.new_sessions_per_min),
             config,
             levels,
             sessions: Sessions::default(),
@@ -54,12 +62,29 @@ impl Shared {
         })
     }
 
-    /// Opens the history: sessions are loaded from it, the write chain starts (replaying
-    /// any outbox left by an earlier run), and quest completions are routed to their
-    /// player's room.
+    /// Opens the history: the session key is read (or made) in the data dir and rows of
+    /// older builds rehashed under it, sessions that never finished a round and were not
+    /// seen within the TTL are expired (then hourly), the write chain starts (replaying any
+    /// outbox left by an earlier run), and quest completions are routed to their player's
+    /// room.
     pub async fn attach_history(self: &Arc<Self>, store: Store) -> Result<(), StoreError> {
-        self.sessions
-            .preload(crate::store::sessions::load_all(&store).await?);
+        let key =
+            SessionKey::load_or_create(&self.config.data_dir).map_err(|e| StoreError::Open {
+                db: self
+                    .config
+                    .data_dir
+                    .join(session_key::FILE)
+                    .display()
+                    .to_string(),
+                error: e.to_string(),
+            })?;
+        let rekeyed = crate::store::sessions::rekey(&store, &key).await?;
+        if rekeyed > 0 {
+            tracing::info!(
+                sessions = rekeyed,
+                "session token hashes rekeyed under the session key"
+            );
+        }
         let weak = Arc::downgrade(self);
         let notify: Notify = Arc::new(move |meta, completion| {
             let Some(shared) = weak.upgrade() else { return };
@@ -69,9 +94,11 @@ impl Shared {
         });
         let chain =
             Chain::start(store.clone(), self.config.data_dir.join("outbox"), notify).await?;
-        self.sessions.persist_with(chain.clone());
+        self.sessions.attach(store.clone(), chain.clone(), key);
         let _ = self.chain.set(chain);
-        let _ = self.store.set(store);
+        let _ = self.store.set(store.clone());
+        expire_sessions(&store, self.config.session_ttl_s).await;
+        tokio::spawn(session_upkeep(Arc::downgrade(self)));
         Ok(())
     }
 
@@ -88,5 +115,39 @@ impl Shared {
     /// A fresh connection id (ids are never reused, so a late close names only itself).
     pub fn conn_id(&self) -> u64 {
         self.next_conn.fetch_add(1, Relaxed)
+    }
+}
+
+/// A session nobody used for this long leaves the cache (the database keeps it).
+const SESSION_IDLE: Duration = Duration::from_secs(600);
+
+/// Deletes the sessions past their TTL that never finished a round (logged, never fatal).
+async fn expire_sessions(store: &Store, ttl_s: u64) {
+    let before = crate::store::unix_now() - ttl_s as i64;
+    match crate::store::sessions::expire(store, before).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(sessions = n, "sessions expired (never finished a round)"),
+        Err(e) => tracing::warn!(error = %e, "sessions could not be expired; next hour again"),
+    }
+}
+
+/// Every minute, idle sessions leave the cache; every hour, expired ones leave the
+/// database. Ends with the server.
+async fn session_upkeep(shared: Weak<Shared>) {
+    let mut minutes = 0u32;
+    let mut every = tokio::time::interval(Duration::from_secs(60));
+    every.tick().await;
+    loop {
+        every.tick().await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        shared.sessions.evict_idle(SESSION_IDLE);
+        minutes += 1;
+        if minutes.is_multiple_of(60)
+            && let Some(store) = shared.store()
+        {
+            expire_sessions(store, shared.config.session_ttl_s).await;
+        }
     }
 }

@@ -1,16 +1,22 @@
 //! Player sessions: who a token is, the name it goes by, and how far its campaign goes.
 //!
-//! Sessions are kept by the SHA-256 of their token (never the token) and carry a separate,
-//! random, non-secret `id` that replay headers and the history use. The map is the server's
-//! working copy; with a database every new session, rename and unlock is persisted through
-//! the write chain (as a `Must`: never dropped), and the map is loaded from it at start, so
-//! progress survives restarts.
+//! Sessions are kept by the keyed hash of their token (`session_key`: never the token) and
+//! carry a separate, random, non-secret `id` that replay headers and the history use. The
+//! map here is a cache of the sessions in play, not of every session ever: the edges (the
+//! HTTP routes and a socket's `hello`, which may wait) `load` a token from the database
+//! the first time they see it, so the rooms (which never wait) find it here. Rooms `keep`
+//! their players' sessions every minute; a session nobody used for 10 minutes leaves the
+//! cache (`evict_idle`). Every new session, rename and unlock is persisted through the
+//! write chain (as a `Must`: never dropped), and a session loaded again has its `last_seen`
+//! refreshed the same way, so a session in use never expires (`store::sessions::expire`).
 
+use super::session_key::SessionKey;
+use crate::store::Store;
 use crate::store::chain::{Chain, Must};
 use crate::store::rows::SessionRow;
-use crate::store::token_hash;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {
@@ -29,31 +35,34 @@ pub fn random_hex(bytes: usize) -> String {
     buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+struct Cached {
+    session: Session,
+    used: Instant,
+}
+
 #[derive(Default)]
 pub struct Sessions {
-    by_hash: Mutex<HashMap<String, Session>>,
+    by_hash: Mutex<HashMap<String, Cached>>,
+    key: OnceLock<SessionKey>,
     chain: OnceLock<Chain>,
+    store: OnceLock<Store>,
 }
 
 impl Sessions {
-    /// Persists through this chain from now on.
-    pub fn persist_with(&self, chain: Chain) {
+    /// Looks sessions up in `store`, hashes tokens with `key` and persists through `chain`
+    /// from now on (before the server serves anyone).
+    pub fn attach(&self, store: Store, chain: Chain, key: SessionKey) {
+        let _ = self.key.set(key);
         let _ = self.chain.set(chain);
+        let _ = self.store.set(store);
     }
 
-    /// Loads sessions the database already has.
-    pub fn preload(&self, rows: Vec<SessionRow>) {
-        let mut map = self.by_hash.lock().unwrap_or_else(|p| p.into_inner());
-        for r in rows {
-            map.insert(
-                r.token_hash,
-                Session {
-                    id: r.id,
-                    name: r.name,
-                    unlocked: r.unlocked,
-                },
-            );
-        }
+    fn hash(&self, token: &str) -> String {
+        self.key.get_or_init(SessionKey::ephemeral).hash(token)
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
+        self.by_hash.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn persist(&self, hash: &str, s: &Session) {
@@ -67,22 +76,62 @@ impl Sessions {
         }
     }
 
+    /// The session of a token, from the cache or else the database (then cached, and its
+    /// `last_seen` refreshed); `None` for a token the server has never seen. A database
+    /// that cannot answer counts as not knowing the token (logged).
+    pub async fn load(&self, token: &str) -> Option<Session> {
+        let hash = self.hash(token);
+        if let Some(c) = self.cache().get_mut(&hash) {
+            c.used = Instant::now();
+            return Some(c.session.clone());
+        }
+        let store = self.store.get()?;
+        let row = match crate::store::sessions::find(store, &hash).await {
+            Ok(row) => row?,
+            Err(e) => {
+                tracing::warn!(error = %e, "a session could not be looked up");
+                return None;
+            }
+        };
+        let session = Session {
+            id: row.id,
+            name: row.name,
+            unlocked: row.unlocked,
+        };
+        let used = Instant::now();
+        let mut cache = self.cache();
+        // Another request may have loaded (or a room changed) it meanwhile: that one wins.
+        let s = cache
+            .entry(hash.clone())
+            .or_insert(Cached { session, used })
+            .session
+            .clone();
+        drop(cache);
+        self.persist(&hash, &s);
+        Some(s)
+    }
+
     /// The session of a token, created (level 1 unlocked) the first time it is seen. A
-    /// non-empty `name` renames it.
+    /// non-empty `name` renames it. (The edges `load` a token first, so a session that
+    /// exists is found here.)
     pub fn touch(&self, token: &str, name: Option<&str>) -> Session {
-        let hash = token_hash(token);
-        let mut map = self.by_hash.lock().unwrap_or_else(|p| p.into_inner());
+        let hash = self.hash(token);
+        let mut map = self.cache();
         let mut changed = !map.contains_key(&hash);
-        let s = map.entry(hash.clone()).or_insert_with(|| Session {
-            id: random_hex(8),
-            name: "Cook".to_string(),
-            unlocked: 1,
+        let c = map.entry(hash.clone()).or_insert_with(|| Cached {
+            session: Session {
+                id: random_hex(8),
+                name: "Cook".to_string(),
+                unlocked: 1,
+            },
+            used: Instant::now(),
         });
-        if let Some(n) = name.filter(|n| !n.is_empty() && *n != s.name) {
-            s.name = n.to_string();
+        c.used = Instant::now();
+        if let Some(n) = name.filter(|n| !n.is_empty() && *n != c.session.name) {
+            c.session.name = n.to_string();
             changed = true;
         }
-        let s = s.clone();
+        let s = c.session.clone();
         drop(map);
         if changed {
             self.persist(&hash, &s);
@@ -90,24 +139,46 @@ impl Sessions {
         s
     }
 
+    /// The cached session of a token.
     pub fn get(&self, token: &str) -> Option<Session> {
-        self.by_hash
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&token_hash(token))
-            .cloned()
+        self.cache()
+            .get(&self.hash(token))
+            .map(|c| c.session.clone())
     }
 
     /// Raises a session's unlocked level to at least `order` (the database gets it with
     /// the round's result).
     pub fn unlock(&self, token: &str, order: u32) {
-        if let Some(s) = self
-            .by_hash
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_mut(&token_hash(token))
-        {
-            s.unlocked = s.unlocked.max(order);
+        if let Some(c) = self.cache().get_mut(&self.hash(token)) {
+            c.session.unlocked = c.session.unlocked.max(order);
+            c.used = Instant::now();
         }
+    }
+
+    /// Marks these tokens' sessions as in use (a room's players), so they stay cached.
+    pub fn keep<'a>(&self, tokens: impl Iterator<Item = &'a str>) {
+        let hashes: Vec<String> = tokens.map(|t| self.hash(t)).collect();
+        let now = Instant::now();
+        let mut cache = self.cache();
+        for h in hashes {
+            if let Some(c) = cache.get_mut(&h) {
+                c.used = now;
+            }
+        }
+    }
+
+    /// Drops the sessions nobody used for `idle` from the cache (the database keeps them):
+    /// how many were dropped.
+    pub fn evict_idle(&self, idle: Duration) -> usize {
+        let now = Instant::now();
+        let mut cache = self.cache();
+        let before = cache.len();
+        cache.retain(|_, c| now.duration_since(c.used) < idle);
+        before - cache.len()
+    }
+
+    /// Sessions cached now.
+    pub fn cached(&self) -> usize {
+        self.cache().len()
     }
 }

@@ -4,7 +4,7 @@
 //! rebuilds it). `rows` are the history's values, rendered from the log and the sim;
 //! `history` holds the SQL that writes rounds, events and results, shared by the live write
 //! chain (`chain`) and `reindex`; `quests` folds events and results into quest progress and
-//! answers a session's standings; `sessions` loads and writes sessions; `replays` lists
+//! answers a session's standings; `sessions` finds, writes, rehashes and expires sessions; `replays` lists
 //! recorded rounds for the replay viewer. Every SQL statement
 //! of the server lives in this module.
 
@@ -156,15 +156,6 @@ impl Store {
             location: location.to_string(),
         })
     }
-}
-
-/// The SHA-256 of a token, hex: what the database keeps instead of the token.
-pub fn token_hash(token: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 pub fn unix_now() -> i64 {

@@ -1,32 +1,35 @@
-//! Sessions in the database: every session the server knows, by token hash (the token
-//! itself is never stored), loaded at start and upserted through the write chain.
+//! Sessions in the database, by keyed token hash (the token itself is never stored): looked
+//! up one at a time when a token is first seen, upserted through the write chain, rehashed
+//! once from the plain SHA-256 of older builds, and expired when they never finished a round.
 
 use super::Store;
 use super::rows::SessionRow;
+use crate::shared::session_key::SessionKey;
 use sqlx::{Row, SqliteConnection};
 
-/// Every stored session (the server keeps them in memory, by token hash).
-pub async fn load_all(store: &Store) -> sqlx::Result<Vec<SessionRow>> {
-    let rows = sqlx::query("SELECT id, token_hash, name, unlocked FROM sessions")
-        .fetch_all(&store.pool)
-        .await?;
-    Ok(rows
-        .iter()
-        .map(|r| SessionRow {
-            id: r.get("id"),
-            token_hash: r.get("token_hash"),
-            name: r.get("name"),
-            unlocked: r.get::<i64, _>("unlocked") as u32,
-        })
-        .collect())
+/// The session stored under `token_hash`, if any.
+pub async fn find(store: &Store, token_hash: &str) -> sqlx::Result<Option<SessionRow>> {
+    let row =
+        sqlx::query("SELECT id, token_hash, name, unlocked FROM sessions WHERE token_hash = ?")
+            .bind(token_hash)
+            .fetch_optional(&store.pool)
+            .await?;
+    Ok(row.map(|r| SessionRow {
+        id: r.get("id"),
+        token_hash: r.get("token_hash"),
+        name: r.get("name"),
+        unlocked: r.get::<i64, _>("unlocked") as u32,
+    }))
 }
 
-/// Writes a session (new, renamed, or further unlocked); `unlocked` never goes down.
+/// Writes a session (new, renamed, further unlocked, or just seen again); `unlocked`
+/// never goes down.
 pub async fn upsert(conn: &mut SqliteConnection, s: &SessionRow) -> sqlx::Result<()> {
     let now = super::unix_now();
     sqlx::query(
-        "INSERT INTO sessions (id, token_hash, name, unlocked, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET name = excluded.name, unlocked = MAX(unlocked, excluded.unlocked), last_seen = excluded.last_seen",
+        "INSERT INTO sessions (id, token_hash, name, unlocked, created_at, last_seen, hash_scheme) VALUES (?, ?, ?, ?, ?, ?, 2)
+         ON CONFLICT(id) DO UPDATE SET name = excluded.name, unlocked = MAX(unlocked, excluded.unlocked), last_seen = excluded.last_seen
+         ON CONFLICT(token_hash) DO UPDATE SET last_seen = excluded.last_seen",
     )
     .bind(&s.id)
     .bind(&s.token_hash)
@@ -37,4 +40,45 @@ pub async fn upsert(conn: &mut SqliteConnection, s: &SessionRow) -> sqlx::Result
     .execute(&mut *conn)
     .await?;
     Ok(())
+}
+
+/// Rehashes every row still holding a plain SHA-256 under `key`, in one transaction: the
+/// rows rehashed. A row whose hash is not a SHA-256 is left (and logged) rather than lost.
+pub async fn rekey(store: &Store, key: &SessionKey) -> sqlx::Result<u64> {
+    let mut tx = store.pool.begin().await?;
+    let old: Vec<(String, String)> =
+        sqlx::query_as("SELECT id, token_hash FROM sessions WHERE hash_scheme = 1")
+            .fetch_all(&mut *tx)
+            .await?;
+    let mut done = 0;
+    for (id, sha256) in old {
+        let Some(keyed) = key.rekey(&sha256) else {
+            tracing::warn!(session = %id, "a session's stored hash is not a SHA-256; left as it is");
+            continue;
+        };
+        sqlx::query("UPDATE sessions SET token_hash = ?, hash_scheme = 2 WHERE id = ?")
+            .bind(keyed)
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        done += 1;
+    }
+    tx.commit().await?;
+    Ok(done)
+}
+
+/// Deletes the sessions last seen before `before` (unix seconds) that never finished a
+/// round and hold no quest progress: the rows deleted. A session with a finished round
+/// keeps its history and its unlocked levels for good.
+pub async fn expire(store: &Store, before: i64) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM sessions WHERE last_seen < ?
+           AND NOT EXISTS (SELECT 1 FROM round_players p JOIN rounds r ON r.round_key = p.round_key
+                           WHERE p.session_id = sessions.id AND r.result IN ('won', 'lost'))
+           AND NOT EXISTS (SELECT 1 FROM quest_progress q WHERE q.session_id = sessions.id)",
+    )
+    .bind(before)
+    .execute(&store.pool)
+    .await?;
+    Ok(done.rows_affected())
 }

@@ -90,9 +90,10 @@ async fn start_server(env: &[(&str, &str)]) -> Server {
     ])
     .arg(&data)
     .env("UNDERCOOKED_LOG", "warn")
-    // Every client of the bench is 127.0.0.1 and many handshake at once: the per-address
-    // and pending-socket caps (docs/SECURITY.md) are lifted.
+    // Every client of the bench is 127.0.0.1 and many handshake at once: the per-address,
+    // pending-socket and new-session caps (docs/SECURITY.md) are lifted.
     .env("UNDERCOOKED_MAX_CONNECTIONS_PER_IP", "1000000")
+    .env("UNDERCOOKED_NEW_SESSIONS_PER_MIN", "100000")
     .env("UNDERCOOKED_MAX_PENDING_SOCKETS", "1000000")
     .stdout(Stdio::null())
     .stderr(Stdio::null());

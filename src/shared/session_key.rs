@@ -1,0 +1,143 @@
+//! The server's session key, and the one way a token becomes what is stored of it.
+//!
+//! A token is kept as HMAC-SHA-256(key, SHA-256(token)), hex. Keyed, so a copy of the
+//! database alone cannot test guessed tokens (a client may choose a weak one); over the
+//! SHA-256, so rows written before the key existed (plain SHA-256) are rehashed without
+//! their tokens. The key is 32 random bytes in `<data dir>/session.key`, made at the first
+//! start (owner-only, written whole or not at all); a server without a data dir (a test, a
+//! headless run) uses a key for its own lifetime. Losing the file logs every player out of
+//! their progress: `docs/SECURITY.md` says to back it up with the database.
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::Path;
+
+pub const FILE: &str = "session.key";
+
+pub struct SessionKey([u8; 32]);
+
+impl SessionKey {
+    /// A key for this process only.
+    pub fn ephemeral() -> SessionKey {
+        let mut k = [0u8; 32];
+        // The OS generator failing is not something a server can go on without.
+        getrandom::fill(&mut k).expect("the OS random number generator is available");
+        SessionKey(k)
+    }
+
+    /// The key in `dir`, made there when there is none yet.
+    pub fn load_or_create(dir: &Path) -> std::io::Result<SessionKey> {
+        let path = dir.join(FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => parse(text.trim()).ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{} is not 64 hex digits", path.display()),
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = SessionKey::ephemeral();
+                write_new(dir, &path, &key.hex())?;
+                Ok(key)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn hex(&self) -> String {
+        hex(&self.0)
+    }
+
+    /// What the database keeps of `token`.
+    pub fn hash(&self, token: &str) -> String {
+        self.keyed(&Sha256::digest(token.as_bytes()))
+    }
+
+    /// What the database keeps of a token whose plain SHA-256 (hex) is `sha256` (a row
+    /// from before the key); `None` when it is not 64 hex digits.
+    pub fn rekey(&self, sha256: &str) -> Option<String> {
+        let bytes = unhex(sha256)?;
+        Some(self.keyed(&bytes))
+    }
+
+    fn keyed(&self, digest: &[u8]) -> String {
+        // HMAC takes a key of any length; 32 bytes cannot be refused.
+        let Ok(mut mac) = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0) else {
+            return String::new();
+        };
+        mac.update(digest);
+        hex(&mac.finalize().into_bytes())
+    }
+}
+
+/// Written to a temporary file, flushed, made owner-only and renamed: a crash leaves the
+/// old state or the whole key, never half of one.
+fn write_new(dir: &Path, path: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let partial = dir.join(format!("{FILE}.partial"));
+    let mut f = std::fs::File::create(&partial)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(text.as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(&partial, path)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 || !text.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&text[i * 2..i * 2 + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+fn parse(text: &str) -> Option<SessionKey> {
+    unhex(text).map(SessionKey)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_made_once_and_read_back_and_hashes_depend_on_it() {
+        let dir = std::env::temp_dir().join(format!("uc-key-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let a = SessionKey::load_or_create(&dir).unwrap();
+        let b = SessionKey::load_or_create(&dir).unwrap();
+        assert_eq!(a.hash("tok"), b.hash("tok"), "the same key after a restart");
+        assert_ne!(a.hash("tok"), SessionKey::ephemeral().hash("tok"));
+        assert_ne!(a.hash("tok"), a.hash("tok2"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "owner-only");
+        }
+        // A row from before the key rehashes to what the token now hashes to.
+        let sha: String = Sha256::digest(b"tok")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(a.rekey(&sha), Some(a.hash("tok")));
+        assert_eq!(a.rekey("not hex"), None);
+        std::fs::write(dir.join(FILE), "short").unwrap();
+        let e = SessionKey::load_or_create(&dir).err().unwrap();
+        assert!(e.to_string().contains("is not 64 hex digits"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
