@@ -29,22 +29,38 @@ use warp::reply::Response;
 /// The longest a reserve connection may take to ask.
 const RESERVE_WINDOW: Duration = Duration::from_secs(2);
 
+/// What answers the requests the upgrade did not take: warp's routes, as a service.
+pub trait Routes:
+    tower_service::Service<
+        http::Request<hyper::body::Incoming>,
+        Response = Response,
+        Error = Infallible,
+        Future: Send,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<T> Routes for T where
+    T: tower_service::Service<
+            http::Request<hyper::body::Incoming>,
+            Response = Response,
+            Error = Infallible,
+            Future: Send,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
 /// Accepts and serves connections on `listener` until `shutdown` resolves.
-pub async fn serve<R>(
+pub async fn serve<R: Routes>(
     listener: TcpListener,
     shared: Arc<Shared>,
     routes: R,
     shutdown: impl Future<Output = ()>,
-) where
-    R: tower_service::Service<
-            http::Request<hyper::body::Incoming>,
-            Response = Response,
-            Error = Infallible,
-        > + Clone
-        + Send
-        + 'static,
-    R::Future: Send,
-{
+) {
     tokio::pin!(shutdown);
     let mut failing = Backoff::default();
     let mut refusals = Said::default();
@@ -89,17 +105,7 @@ fn turn_away(stream: &TcpStream, why: Refused) {
 }
 
 /// One HTTP connection, on its place.
-async fn connection<R>(stream: TcpStream, place: Place, shared: Arc<Shared>, routes: R)
-where
-    R: tower_service::Service<
-            http::Request<hyper::body::Incoming>,
-            Response = Response,
-            Error = Infallible,
-        > + Clone
-        + Send
-        + 'static,
-    R::Future: Send,
-{
+async fn connection<R: Routes>(stream: TcpStream, place: Place, shared: Arc<Shared>, routes: R) {
     let reserve = place.reserve();
     let mut window = shared.config.connections.header_timeout;
     if reserve {

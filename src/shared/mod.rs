@@ -78,7 +78,7 @@ impl Shared {
                     .to_string(),
                 error: e.to_string(),
             })?;
-        let rekeyed = crate::store::sessions::rekey(&store, &key).await?;
+        let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;
         if rekeyed > 0 {
             tracing::info!(
                 sessions = rekeyed,

@@ -4,7 +4,6 @@
 
 use super::Store;
 use super::rows::SessionRow;
-use crate::shared::session_key::SessionKey;
 use sqlx::{Row, SqliteConnection};
 
 /// The session stored under `token_hash`, if any.
@@ -42,9 +41,10 @@ pub async fn upsert(conn: &mut SqliteConnection, s: &SessionRow) -> sqlx::Result
     Ok(())
 }
 
-/// Rehashes every row still holding a plain SHA-256 under `key`, in one transaction: the
-/// rows rehashed. A row whose hash is not a SHA-256 is left (and logged) rather than lost.
-pub async fn rekey(store: &Store, key: &SessionKey) -> sqlx::Result<u64> {
+/// Rehashes every row still holding a plain SHA-256 with `rehash` (the session key's, from
+/// the SHA-256 hex to what is stored now), in one transaction: the rows rehashed. A row
+/// `rehash` refuses (not a SHA-256) is left (and logged) rather than lost.
+pub async fn rekey(store: &Store, rehash: impl Fn(&str) -> Option<String>) -> sqlx::Result<u64> {
     let mut tx = store.pool.begin().await?;
     let old: Vec<(String, String)> =
         sqlx::query_as("SELECT id, token_hash FROM sessions WHERE hash_scheme = 1")
@@ -52,7 +52,7 @@ pub async fn rekey(store: &Store, key: &SessionKey) -> sqlx::Result<u64> {
             .await?;
     let mut done = 0;
     for (id, sha256) in old {
-        let Some(keyed) = key.rekey(&sha256) else {
+        let Some(keyed) = rehash(&sha256) else {
             tracing::warn!(session = %id, "a session's stored hash is not a SHA-256; left as it is");
             continue;
         };
