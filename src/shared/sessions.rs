@@ -8,7 +8,8 @@
 //! their players' sessions every minute; a session nobody used for 10 minutes leaves the
 //! cache (`evict_idle`). Every new session, rename and unlock is persisted through the
 //! write chain (as a `Must`: never dropped), and a session loaded again has its `last_seen`
-//! refreshed the same way, so a session in use never expires (`store::sessions::expire`).
+//! refreshed the same way, as is every hour of a session a room keeps: a session in use
+//! never expires (`store::sessions::expire`, only for sessions that never finished a round).
 
 use super::session_key::SessionKey;
 use crate::store::Store;
@@ -38,7 +39,12 @@ pub fn random_hex(bytes: usize) -> String {
 struct Cached {
     session: Session,
     used: Instant,
+    /// When its `last_seen` was last written.
+    seen_written: Instant,
 }
+
+/// How often a kept session's `last_seen` is written again.
+const SEEN_EVERY: Duration = Duration::from_secs(3600);
 
 #[derive(Default)]
 pub struct Sessions {
@@ -103,7 +109,11 @@ impl Sessions {
         // Another request may have loaded (or a room changed) it meanwhile: that one wins.
         let s = cache
             .entry(hash.clone())
-            .or_insert(Cached { session, used })
+            .or_insert(Cached {
+                session,
+                used,
+                seen_written: used,
+            })
             .session
             .clone();
         drop(cache);
@@ -125,6 +135,7 @@ impl Sessions {
                 unlocked: 1,
             },
             used: Instant::now(),
+            seen_written: Instant::now(),
         });
         c.used = Instant::now();
         if let Some(n) = name.filter(|n| !n.is_empty() && *n != c.session.name) {
@@ -155,15 +166,25 @@ impl Sessions {
         }
     }
 
-    /// Marks these tokens' sessions as in use (a room's players), so they stay cached.
+    /// Marks these tokens' sessions as in use (a room's players), so they stay cached;
+    /// their `last_seen` is written again once an hour.
     pub fn keep<'a>(&self, tokens: impl Iterator<Item = &'a str>) {
         let hashes: Vec<String> = tokens.map(|t| self.hash(t)).collect();
         let now = Instant::now();
+        let mut seen = Vec::new();
         let mut cache = self.cache();
         for h in hashes {
             if let Some(c) = cache.get_mut(&h) {
                 c.used = now;
+                if now.duration_since(c.seen_written) >= SEEN_EVERY {
+                    c.seen_written = now;
+                    seen.push((h, c.session.clone()));
+                }
             }
+        }
+        drop(cache);
+        for (h, s) in seen {
+            self.persist(&h, &s);
         }
     }
 
