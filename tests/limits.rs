@@ -39,6 +39,23 @@ async fn until(s: &TestServer, what: &str, cond: impl Fn(&TestServer) -> bool) {
     }
 }
 
+/// This test process may hold `n` descriptors (its soft limit raised toward the hard one:
+/// a machine whose default is 1024 would otherwise run out of client sockets, not the
+/// server of places).
+fn descriptors_for(n: u64) {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current.is_some_and(|c| c < n) {
+        limit.current = Some(limit.maximum.map_or(n, |m| m.min(n)));
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+    let now = getrlimit(Resource::Nofile).current;
+    assert!(
+        now.is_none_or(|c| c >= n),
+        "this test needs {n} descriptors; the limit is {now:?}"
+    );
+}
+
 fn refused(s: &TestServer, why: Refused) -> u64 {
     s.shared.gate.refusals()[why as usize].1
 }
@@ -94,6 +111,7 @@ async fn a_thousand_idle_connections_from_one_address_are_held_to_its_cap_while_
     // Given a server with the default 64 connections per address (and a header window
     // longer than the test, so the idle connections stay),
     let s = start(&[("UNDERCOOKED_HEADER_TIMEOUT_S", "120")]).await;
+    descriptors_for(2500);
     let cap = s.shared.config.connections.per_ip;
     assert_eq!(cap, 64, "the documented default");
 
