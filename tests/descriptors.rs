@@ -5,7 +5,7 @@
 mod server;
 
 use serde_json::json;
-use server::{Client, create_room, free_addr, http_from, tcp_from};
+use server::{Client, create_room, free_addr, http_from, tcp_from, wait_up};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,17 +37,6 @@ fn start(
         .spawn()
         .expect("prlimit (util-linux) runs the server");
     (child, log)
-}
-
-async fn wait_up(addr: std::net::SocketAddr) {
-    let start = Instant::now();
-    while tokio::net::TcpStream::connect(addr).await.is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "the server did not come up"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// 300 idle connections from ten addresses (30 each, under the per-address cap).

@@ -8,7 +8,7 @@ mod server;
 use serde_json::json;
 use server::{Client, Got};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn start(port: u16, data: &std::path::Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_undercooked"))
@@ -28,20 +28,6 @@ fn start(port: u16, data: &std::path::Path) -> Child {
         .unwrap()
 }
 
-async fn wait_up(port: u16) {
-    let start = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "the server did not come up"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     let addr = server::free_addr();
@@ -49,7 +35,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     let data = std::env::temp_dir().join(format!("undercooked-kill9-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let mut server = start(port, &data);
-    wait_up(port).await;
+    server::wait_up(([127, 0, 0, 1], port).into()).await;
 
     // Four players: a first round to the end, then a second one killed in the middle.
     let (code, host) = server::create_room(addr, "Ann").await;
@@ -120,7 +106,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
 
     // Restart and stop: the server opens the database and replays its outbox.
     let mut server = start(port, &data);
-    wait_up(port).await;
+    server::wait_up(([127, 0, 0, 1], port).into()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     Command::new("kill")
         .args(["-TERM", &server.id().to_string()])
@@ -226,7 +212,7 @@ async fn sigterm_with_an_emote_just_before_it_ends_the_round_aborted_in_its_file
     let data = std::env::temp_dir().join(format!("undercooked-sigterm-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let mut server = start(port, &data);
-    wait_up(port).await;
+    server::wait_up(([127, 0, 0, 1], port).into()).await;
     let (code, host) = server::create_room(addr, "Ann").await;
     let (_, j) = server::join_room(addr, &code, "Bob").await;
     let guest = j["you"]["token"].as_str().unwrap().to_string();

@@ -9,7 +9,6 @@ use serde_json::json;
 use server::Client;
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const TOKEN: &str = "tok-5ecret-7a9f3c1e88b24d06";
 
@@ -32,11 +31,7 @@ async fn logs_of_a_session(filter: &str, format: &str) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while tokio::net::TcpStream::connect(addr).await.is_err() {
-        assert!(start.elapsed() < Duration::from_secs(15), "no server");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    server::wait_up(addr).await;
     let body = json!({"name": "Ann", "token": TOKEN}).to_string();
     let (status, created) = server::http(addr, "POST", "/api/rooms", Some(&body), &[]).await;
     assert_eq!(status, 201, "{created}");
@@ -44,15 +39,7 @@ async fn logs_of_a_session(filter: &str, format: &str) -> String {
     let mut c = Client::hello(addr, &code, TOKEN).await;
     c.send(json!({"type": "ready"})).await;
     c.expect("lobby").await;
-    let auth = format!("Bearer {TOKEN}");
-    let (status, _) = server::http(
-        addr,
-        "GET",
-        "/api/session",
-        None,
-        &[("Authorization", &auth)],
-    )
-    .await;
+    let (status, _) = server::session_of(addr, TOKEN).await;
     assert_eq!(status, 200);
     let (status, _) = server::http(
         addr,

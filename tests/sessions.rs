@@ -5,7 +5,7 @@
 mod server;
 
 use serde_json::json;
-use server::{Client, create_room, http, http_from, played_round, start, start_in};
+use server::{Client, create_room, http_from, played_round, session_of, start, start_in};
 use sha2::{Digest, Sha256};
 
 fn sha256_hex(s: &str) -> String {
@@ -13,18 +13,6 @@ fn sha256_hex(s: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-async fn session_of(addr: std::net::SocketAddr, token: &str) -> (u16, serde_json::Value) {
-    let bearer = format!("Bearer {token}");
-    http(
-        addr,
-        "GET",
-        "/api/session",
-        None,
-        &[("Authorization", &bearer)],
-    )
-    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -325,19 +325,12 @@ async fn http_bodies_are_parsed_strictly_and_never_500() {
     let (status, v) = server::http(addr, "GET", "/api/session", None, &[]).await;
     assert_eq!(status, 401, "{v}");
     let (_, token) = server::create_room(addr, "Ann").await;
-    let auth = format!("Bearer {token}");
-    let (status, v) = server::http(
-        addr,
-        "GET",
-        "/api/session",
-        None,
-        &[("Authorization", &auth)],
-    )
-    .await;
+    let (status, v) = server::session_of(addr, &token).await;
     assert_eq!(
         (status, v["name"].as_str(), v["unlocked"].as_u64()),
         (200, Some("Ann"), Some(1))
     );
+    let auth = format!("Bearer {token}");
     let (_, levels) = server::http(
         addr,
         "GET",

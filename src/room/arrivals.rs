@@ -11,8 +11,8 @@ use super::phase::Phase;
 use super::seats::{Conn, Seat, Spectator};
 use crate::log::{Accepted, PALETTE};
 use crate::shared::conn::ConnLink;
+use crate::shared::random;
 use crate::shared::registry::Reservation;
-use crate::shared::sessions::random_hex;
 use crate::wire::messages::{
     PROTOCOL_VERSION, Refusal, RoomState, ServerMsg, YouWire, close, code, sanitize_name,
 };
@@ -103,7 +103,7 @@ impl Room {
             self.refuse(&link, code::ROOM_FULL, why, close::ROOM_FULL);
             return;
         }
-        let token = token.unwrap_or_else(|| random_hex(16));
+        let token = token.unwrap_or_else(|| random::hex(16));
         let name = name.map(|n| sanitize_name(&n));
         // The same connection saying hello again: answer with the picture, nothing else.
         if self.seats.conn_mut(link.id).is_some() {

@@ -48,7 +48,7 @@ impl Room {
                 ))
             })
             .collect();
-        let seed = getrandom::u64().expect("the OS random number generator is available");
+        let seed = crate::shared::random::u64();
         let config = &self.shared.config;
         Header {
             snapshot_hz: config.snapshot_hz,

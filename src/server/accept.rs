@@ -13,7 +13,7 @@
 //! `ENOBUFS`, `ENOMEM`) the loop backs off (10 ms doubling to 1 s) instead of spinning on
 //! the waiting connection, and says so at most once a second, with how many it held back.
 
-use super::reply::refuse;
+use super::reply::{busy, busy_body, refuse};
 use super::upgrade;
 use crate::shared::Shared;
 use crate::shared::gate::{Place, Refused};
@@ -96,7 +96,7 @@ pub async fn serve<R: Routes>(
 /// A fixed `503` written without waiting (a fresh socket's send buffer takes it), then the
 /// connection is dropped.
 fn turn_away(stream: &TcpStream, why: Refused) {
-    let body = format!(r#"{{"code":"busy","msg":"{}"}}"#, why.why());
+    let body = busy_body(why);
     let head = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
         body.len()
@@ -120,11 +120,7 @@ async fn connection<R: Routes>(stream: TcpStream, place: Place, shared: Arc<Shar
             async move {
                 if reserve && !reserve_serves(&req) {
                     shared.gate.refuse(Refused::ReserveOnly);
-                    return Ok::<_, Infallible>(refuse(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "busy",
-                        Refused::ReserveOnly.why(),
-                    ));
+                    return Ok::<_, Infallible>(busy(Refused::ReserveOnly));
                 }
                 req.extensions_mut().insert(place.source());
                 if let Some(resp) = upgrade::try_upgrade(&mut req, &shared, &place) {

@@ -145,7 +145,7 @@ pub fn census(shared: &Shared) -> Value {
         "sessions_cached": shared.sessions.cached(),
         "connections": {
             "open": shared.gate.open(),
-            "max": shared.gate.limits().max,
+            "max": shared.config.connections.max,
             "refused": shared
                 .gate
                 .refusals()

@@ -146,7 +146,7 @@ pub fn text(shared: &Shared) -> String {
     r.register(
         "connections_max",
         "The cap on connections held, the reserve included",
-        gauge(shared.gate.limits().max as i64),
+        gauge(shared.config.connections.max as i64),
     );
     let turned = Family::<Vec<(String, String)>, Counter>::default();
     for (why, n) in shared.gate.refusals() {

@@ -1,6 +1,7 @@
 //! How the HTTP side answers: a JSON body with a status, a `{"code", "msg"}` refusal, and
 //! warp's rejections turned into those refusals (never a 500).
 
+use crate::shared::gate::Refused;
 use crate::wire::messages::code;
 use serde::Serialize;
 use serde_json::json;
@@ -14,6 +15,16 @@ pub fn answer(status: StatusCode, body: &impl Serialize) -> Response {
 
 pub fn refuse(status: StatusCode, code: &str, msg: impl Into<String>) -> Response {
     answer(status, &json!({"code": code, "msg": msg.into()}))
+}
+
+/// The `503 busy` refusal of the connection caps, naming which.
+pub fn busy(why: Refused) -> Response {
+    refuse(StatusCode::SERVICE_UNAVAILABLE, "busy", why.why())
+}
+
+/// `busy`'s body, for a connection turned away before hyper has it.
+pub fn busy_body(why: Refused) -> String {
+    json!({"code": "busy", "msg": why.why()}).to_string()
 }
 
 /// Rejections become JSON answers: unknown routes 404, oversized or wrong bodies 400.

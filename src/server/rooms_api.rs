@@ -11,8 +11,8 @@ use super::info::bearer;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::shared::gate::Source;
+use crate::shared::random;
 use crate::shared::registry::{Reservation, RoomCmd};
-use crate::shared::sessions::random_hex;
 use crate::wire::messages::{Refusal, code, limits, renders_blank, sanitize_name};
 use serde::Deserialize;
 use serde_json::json;
@@ -47,20 +47,14 @@ async fn seat_request(
     from: Option<Source>,
 ) -> Result<SeatRequest, Box<Response>> {
     let who = parse_seat_request(body)?;
-    if let Some(from) = from
-        && shared.sessions.load(&who.token).await.is_none()
-        && !shared.newcomers.admit(from, std::time::Instant::now())
-    {
-        return Err(Box::new(refuse(
+    match shared.sessions.admit(Some(&who.token), from).await {
+        Ok(()) => Ok(who),
+        Err(r) => Err(Box::new(refuse(
             StatusCode::TOO_MANY_REQUESTS,
-            code::RATE_LIMITED,
-            format!(
-                "your address started {} new sessions this minute; try again shortly",
-                shared.newcomers.per_minute()
-            ),
-        )));
+            r.code,
+            r.msg,
+        ))),
     }
-    Ok(who)
 }
 
 /// Parses a room route's body as its route does (`{name?, token?}`, or a bot's `{seat?}`).
@@ -104,7 +98,7 @@ fn parse_seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
         ));
     }
     Ok(SeatRequest {
-        token: body.token.unwrap_or_else(|| random_hex(16)),
+        token: body.token.unwrap_or_else(|| random::hex(16)),
         name: body.name,
     })
 }

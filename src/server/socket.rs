@@ -16,7 +16,7 @@ use super::guard::{Checked, Guard};
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::conn::{ConnLink, Frame, Out};
-use crate::shared::gate::Source;
+use crate::shared::gate::Place;
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
     ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
@@ -40,15 +40,9 @@ pub type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 /// gives up on the client's close reply.
 const DRAIN: Duration = Duration::from_secs(3);
 
-/// Serves one socket for room `code` until it closes. A socket on a reserve place is
-/// `seated_only`: its `hello` must return a player to its seat.
-pub async fn serve(
-    mut ws: Socket,
-    code: String,
-    shared: Arc<Shared>,
-    seated_only: bool,
-    from: Source,
-) {
+/// Serves one socket for room `code` until it closes, on the connection's `place` (given
+/// back when it ends). On a reserve place, its `hello` must return a player to its seat.
+pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, place: Arc<Place>) {
     // The census counted this socket as `Handshake` when its upgrade was answered.
     let (link, mut rx) = ConnLink::open(shared.conn_id());
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
@@ -60,8 +54,7 @@ pub async fn serve(
         ),
         link: link.clone(),
         joined: false,
-        seated_only,
-        from,
+        place,
         closing: None,
         state: SocketState::Handshake,
         code,
@@ -207,10 +200,9 @@ struct Reader {
     guard: Guard,
     /// Whether the room has this connection's `hello`.
     joined: bool,
-    /// On a connection reserve place: only a seated player's `hello` is let in.
-    seated_only: bool,
-    /// The address the connection came from (new sessions are counted by it).
-    from: Source,
+    /// The connection's place: its address (new sessions are counted by it), and whether
+    /// it is a reserve place (then only a seated player's `hello` is let in).
+    place: Arc<Place>,
     /// When the server closed the socket: it then drains until the client answers or
     /// `DRAIN` passes, because closing with unread data would reset the connection and
     /// the client would never see the close code.
@@ -290,7 +282,7 @@ impl Reader {
                         conn: self.link.clone(),
                         token,
                         name,
-                        seated_only: self.seated_only,
+                        seated_only: self.place.reserve(),
                     },
                     false => return,
                 }
@@ -348,16 +340,13 @@ impl Reader {
     /// that may start a session: the address has new sessions left this minute. Else
     /// `rate_limited`, and the socket may try again (until its handshake window ends).
     async fn known_or_new(&mut self, token: Option<&str>) -> bool {
-        let known = match token {
-            Some(t) => self.shared.sessions.load(t).await.is_some(),
-            None => false,
-        };
-        if !known && !self.shared.newcomers.admit(self.from, Instant::now()) {
-            let why = format!(
-                "your address started {} new sessions this minute; try again shortly",
-                self.shared.newcomers.per_minute()
-            );
-            self.answer(&ServerMsg::err(&Refusal::new(code::RATE_LIMITED, why)));
+        if let Err(r) = self
+            .shared
+            .sessions
+            .admit(token, Some(self.place.source()))
+            .await
+        {
+            self.answer(&ServerMsg::err(&r));
             return false;
         }
         self.joined = true;

@@ -7,7 +7,7 @@
 //! small buffers and transport limits four times `max_message_bytes` (so a frame somewhat
 //! over the limit is answered `too_big`; a far bigger one closes the socket with 1009).
 
-use super::reply::refuse;
+use super::reply::{busy, refuse};
 use super::socket::{Socket, serve};
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
@@ -102,14 +102,10 @@ pub fn try_upgrade(
         ));
     }
     // Sockets that have not said hello are capped: past it, refused before the upgrade.
-    let pending = shared.census.sockets_by_state()[SocketState::Handshake as usize].1;
+    let pending = shared.census.sockets_in(SocketState::Handshake);
     if pending >= shared.config.connections.pending_sockets as u64 {
         shared.gate.refuse(Refused::PendingSockets);
-        return Some(refuse(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            Refused::PendingSockets.why(),
-        ));
+        return Some(busy(Refused::PendingSockets));
     }
     // Counted as waiting for hello from now, before the client sees its 101, so the cap
     // holds against sockets opened back to back; `serve` moves it on from there.
@@ -129,8 +125,7 @@ pub fn try_upgrade(
                     Some(cfg),
                 )
                 .await;
-                serve(socket, code, shared, place.reserve(), place.source()).await;
-                drop(place);
+                serve(socket, code, shared, place).await;
             }
             Err(e) => {
                 shared

@@ -196,6 +196,11 @@ impl Census {
         self.sockets_by_state.iter().map(|n| n.load(Relaxed)).sum()
     }
 
+    /// Open sockets in `state`.
+    pub fn sockets_in(&self, state: SocketState) -> u64 {
+        self.sockets_by_state[state as usize].load(Relaxed)
+    }
+
     /// Open sockets in each state.
     pub fn sockets_by_state(&self) -> [(SocketState, u64); 3] {
         SocketState::ALL.map(|s| (s, self.sockets_by_state[s as usize].load(Relaxed)))

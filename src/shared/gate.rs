@@ -187,10 +187,6 @@ impl Gate {
     pub fn refusals(&self) -> [(Refused, u64); 4] {
         Refused::ALL.map(|r| (r, self.refused[r as usize].load(Relaxed)))
     }
-
-    pub fn limits(&self) -> &ConnectionLimits {
-        &self.limits
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod config;
 pub mod conn;
 pub mod gate;
 pub mod newcomers;
+pub mod random;
 pub mod registry;
 pub mod session_key;
 pub mod sessions;
@@ -21,7 +22,6 @@ use crate::store::{Store, StoreError};
 use census::Census;
 use config::ServerConfig;
 use gate::Gate;
-use newcomers::Newcomers;
 use registry::{Registry, RoomCmd};
 use session_key::SessionKey;
 use sessions::Sessions;
@@ -34,8 +34,6 @@ pub struct Shared {
     /// The campaign and test levels, loaded once at start.
     pub levels: Levels,
     pub sessions: Sessions,
-    /// New sessions started per address a minute.
-    pub newcomers: Newcomers,
     pub rooms: Registry,
     pub census: Census,
     /// The connection places (caps and reserve), taken by every accepted connection.
@@ -50,10 +48,9 @@ impl Shared {
     pub fn new(config: ServerConfig, levels: Levels) -> Arc<Shared> {
         Arc::new(Shared {
             gate: Gate::new(config.connections.clone()),
-            newcomers: Newcomers::new(config.new_sessions_per_min),
+            sessions: Sessions::new(config.new_sessions_per_min),
             config,
             levels,
-            sessions: Sessions::default(),
             rooms: Registry::default(),
             census: Census::default(),
             store: OnceLock::new(),

@@ -153,7 +153,7 @@ const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
 fn room_code() -> String {
     let mut buf = [0u8; 5];
-    getrandom::fill(&mut buf).expect("the OS random number generator is available");
+    super::random::fill(&mut buf);
     buf.iter()
         .map(|b| CODE_ALPHABET[*b as usize % CODE_ALPHABET.len()] as char)
         .collect()

@@ -8,6 +8,7 @@
 //! headless run) uses a key for its own lifetime. Losing the file logs every player out of
 //! their progress: `docs/SECURITY.md` says to back it up with the database.
 
+use super::random::to_hex;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -21,8 +22,7 @@ impl SessionKey {
     /// A key for this process only.
     pub fn ephemeral() -> SessionKey {
         let mut k = [0u8; 32];
-        // The OS generator failing is not something a server can go on without.
-        getrandom::fill(&mut k).expect("the OS random number generator is available");
+        super::random::fill(&mut k);
         SessionKey(k)
     }
 
@@ -46,7 +46,7 @@ impl SessionKey {
     }
 
     fn hex(&self) -> String {
-        hex(&self.0)
+        to_hex(&self.0)
     }
 
     /// What the database keeps of `token`.
@@ -67,7 +67,7 @@ impl SessionKey {
             return String::new();
         };
         mac.update(digest);
-        hex(&mac.finalize().into_bytes())
+        to_hex(&mac.finalize().into_bytes())
     }
 }
 
@@ -85,10 +85,6 @@ fn write_new(dir: &Path, path: &Path, text: &str) -> std::io::Result<()> {
     f.write_all(text.as_bytes())?;
     f.sync_all()?;
     std::fs::rename(&partial, path)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn unhex(text: &str) -> Option<[u8; 32]> {

@@ -11,10 +11,14 @@
 //! refreshed the same way, as is every hour of a session a room keeps: a session in use
 //! never expires (`store::sessions::expire`, only for sessions that never finished a round).
 
+use super::gate::Source;
+use super::newcomers::Newcomers;
+use super::random;
 use super::session_key::SessionKey;
 use crate::store::Store;
 use crate::store::chain::{Chain, Must};
 use crate::store::rows::SessionRow;
+use crate::wire::messages::{Refusal, code};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -28,14 +32,6 @@ pub struct Session {
     pub unlocked: u32,
 }
 
-/// `bytes` random bytes as lowercase hex (tokens, session ids, seeds).
-pub fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    // The OS generator failing is not something a server can go on without.
-    getrandom::fill(&mut buf).expect("the OS random number generator is available");
-    buf.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 struct Cached {
     session: Session,
     used: Instant,
@@ -46,15 +42,50 @@ struct Cached {
 /// How often a kept session's `last_seen` is written again.
 const SEEN_EVERY: Duration = Duration::from_secs(3600);
 
-#[derive(Default)]
 pub struct Sessions {
     by_hash: Mutex<HashMap<String, Cached>>,
+    /// New sessions started per address a minute.
+    newcomers: Newcomers,
     key: OnceLock<SessionKey>,
     chain: OnceLock<Chain>,
     store: OnceLock<Store>,
 }
 
 impl Sessions {
+    /// Sessions whose addresses may each start `new_per_minute` of them a minute.
+    pub fn new(new_per_minute: u32) -> Sessions {
+        Sessions {
+            by_hash: Mutex::default(),
+            newcomers: Newcomers::new(new_per_minute),
+            key: OnceLock::new(),
+            chain: OnceLock::new(),
+            store: OnceLock::new(),
+        }
+    }
+
+    /// Whether `token` may come in from `from` (`None`: not through the accept loop, so not
+    /// counted): a token the server knows (its session is loaded, for the room to find)
+    /// always may; an unknown one, or none, starts a session, which each address may do
+    /// `UNDERCOOKED_NEW_SESSIONS_PER_MIN` times a minute. Else the `rate_limited` refusal.
+    pub async fn admit(&self, token: Option<&str>, from: Option<Source>) -> Result<(), Refusal> {
+        let known = match token {
+            Some(t) => self.load(t).await.is_some(),
+            None => false,
+        };
+        match from {
+            Some(from) if !known && !self.newcomers.admit(from, Instant::now()) => {
+                Err(Refusal::new(
+                    code::RATE_LIMITED,
+                    format!(
+                        "your address started {} new sessions this minute; try again shortly",
+                        self.newcomers.per_minute()
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Looks sessions up in `store`, hashes tokens with `key` and persists through `chain`
     /// from now on (before the server serves anyone).
     pub fn attach(&self, store: Store, chain: Chain, key: SessionKey) {
@@ -130,7 +161,7 @@ impl Sessions {
         let mut changed = !map.contains_key(&hash);
         let c = map.entry(hash.clone()).or_insert_with(|| Cached {
             session: Session {
-                id: random_hex(8),
+                id: random::hex(8),
                 name: "Cook".to_string(),
                 unlocked: 1,
             },

@@ -141,6 +141,31 @@ pub fn free_addr() -> SocketAddr {
         .unwrap()
 }
 
+/// Waits (up to 15 s) until a server started as its own process takes connections at `addr`.
+pub async fn wait_up(addr: SocketAddr) {
+    let start = std::time::Instant::now();
+    while TcpStream::connect(addr).await.is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the server did not come up"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `GET /api/session` as the player holding `token`.
+pub async fn session_of(addr: SocketAddr, token: &str) -> (u16, Value) {
+    let bearer = format!("Bearer {token}");
+    http(
+        addr,
+        "GET",
+        "/api/session",
+        None,
+        &[("Authorization", &bearer)],
+    )
+    .await
+}
+
 /// One HTTP/1.1 request over a fresh TCP connection: (status, JSON body or the raw text).
 /// A body goes as `application/json` unless `headers` name another Content-Type.
 pub async fn http(
