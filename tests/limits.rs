@@ -192,6 +192,22 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
         busy["msg"].as_str().unwrap().contains("connection limit"),
         "{busy}"
     );
+    // and a reserve connection gets one answer, even a refusal, then is closed (it cannot
+    // hold its place by asking again and again);
+    let mut again = tcp_from("127.0.0.3", s.addr).await;
+    let ask = b"GET /api/levels HTTP/1.1\r\nHost: x\r\n\r\n";
+    again.write_all(ask).await.unwrap();
+    let mut first = [0u8; 512];
+    let n = again.read(&mut first).await.unwrap();
+    assert!(first[..n].starts_with(b"HTTP/1.1 503"));
+    let _ = again.write_all(ask).await; // asked again on the same connection
+    let rest = closed_within(again, 5)
+        .await
+        .expect("the connection is closed");
+    assert!(
+        !rest.contains("HTTP/1.1"),
+        "a second answer on a reserve place: {rest}"
+    );
     // and so is a newcomer's socket, with room_full;
     let mut stranger = Client::connect_from("127.0.0.4", s.addr, &code)
         .await

@@ -112,41 +112,22 @@ async fn connection<R: Routes>(stream: TcpStream, place: Place, shared: Arc<Shar
         window = window.min(RESERVE_WINDOW);
     }
     let place = Arc::new(place);
-    let service =
-        hyper::service::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
-            let mut routes = routes.clone();
-            let shared = shared.clone();
-            let place = place.clone();
-            async move {
-                if reserve && !reserve_serves(&req) {
-                    shared.gate.refuse(Refused::ReserveOnly);
-                    return Ok::<_, Infallible>(busy(Refused::ReserveOnly));
-                }
-                req.extensions_mut().insert(place.source());
-                if let Some(resp) = upgrade::try_upgrade(&mut req, &shared, &place) {
-                    return Ok(resp);
-                }
-                let call = tower_service::Service::call(&mut routes, req);
-                let mut answer = match tokio::time::timeout(window, call).await {
-                    Ok(Ok(answer)) => answer,
-                    Err(_) => refuse(
-                        StatusCode::REQUEST_TIMEOUT,
-                        "timeout",
-                        "the request's body did not arrive in time",
-                    ),
-                };
-                if reserve {
-                    // One answer on a reserve place, then the place is given back. (Not
-                    // hyper's keep-alive switch: that would also take `upgrade` out of a
-                    // returning player's 101.)
-                    answer.headers_mut().insert(
-                        http::header::CONNECTION,
-                        http::HeaderValue::from_static("close"),
-                    );
-                }
-                Ok(answer)
+    let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+        let (routes, shared, place) = (routes.clone(), shared.clone(), place.clone());
+        async move {
+            let mut answer = answer(req, &shared, &place, routes, window).await;
+            if reserve && answer.status() != StatusCode::SWITCHING_PROTOCOLS {
+                // One answer on a reserve place, whatever it is, then the place is given
+                // back. (Not hyper's keep-alive switch: that would also take `upgrade`
+                // out of a returning player's 101.)
+                answer.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
             }
-        });
+            Ok::<_, Infallible>(answer)
+        }
+    });
     // HTTP/1.1 only (no HTTP/2 preface sniffing): the API and the upgrade need nothing more.
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(window);
@@ -154,6 +135,34 @@ async fn connection<R: Routes>(stream: TcpStream, place: Place, shared: Arc<Shar
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades()
         .await;
+}
+
+/// One request's answer: refused on a reserve place it is not kept for, else the
+/// WebSocket upgrade, else the routes (within `window`, or `408`).
+async fn answer<R: Routes>(
+    mut req: http::Request<hyper::body::Incoming>,
+    shared: &Arc<Shared>,
+    place: &Arc<Place>,
+    mut routes: R,
+    window: Duration,
+) -> Response {
+    if place.reserve() && !reserve_serves(&req) {
+        shared.gate.refuse(Refused::ReserveOnly);
+        return busy(Refused::ReserveOnly);
+    }
+    req.extensions_mut().insert(place.source());
+    if let Some(resp) = upgrade::try_upgrade(&mut req, shared, place) {
+        return resp;
+    }
+    let call = tower_service::Service::call(&mut routes, req);
+    match tokio::time::timeout(window, call).await {
+        Ok(Ok(answer)) => answer,
+        Err(_) => refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            "timeout",
+            "the request's body did not arrive in time",
+        ),
+    }
 }
 
 /// What a reserve place is kept for.
