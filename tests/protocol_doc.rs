@@ -302,6 +302,7 @@ fn the_limits_table_matches_the_defaults_and_the_accepted_ranges() {
         ("tick_hz", d.tick_hz as u64),
         ("snapshot_hz", d.snapshot_hz as u64),
         ("sim_latency_ms", d.sim_latency_ms),
+        ("socket_send_buffer", d.socket_send_buffer as u64),
         ("max_players", d.max_players as u64),
         ("max_rooms", d.max_rooms as u64),
         ("max_spectators", d.max_spectators as u64),

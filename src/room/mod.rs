@@ -1,7 +1,8 @@
 //! The room actor: one tokio task per room that owns its seats, its lobby and its round.
 //!
 //! Nothing else mutates a room. HTTP handlers and sockets send it `RoomCmd`s through the
-//! registry (`crate::shared`); it answers through each connection's bounded send queue and
+//! registry (`crate::shared`), and sockets leave inputs in its inbox, which it takes at the
+//! start of every turn (each tick of its timer, each command); it answers through each connection's bounded send queue and
 //! never waits on one. This file is the actor loop and all dispatch: every command and
 //! every client message is routed here, to one file per responsibility:
 //!
@@ -28,8 +29,9 @@ mod verdict;
 use crate::shared::Shared;
 use crate::shared::census::Census;
 use crate::shared::conn::Frame;
+use crate::shared::inbox::Inbox;
 use crate::shared::registry::{RoomCmd, RoomHandle, RoomInfo};
-use crate::wire::messages::{Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
+use crate::wire::messages::{InputMsg, Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
 use phase::Phase;
 use seats::{Conn, Seats};
 use std::ops::ControlFlow;
@@ -50,12 +52,17 @@ pub struct Room {
     opened: Instant,
     /// When this room last told the session cache its players are still here.
     sessions_kept: Instant,
+    /// Where inputs are left for the room (`shared::inbox`), and the buffer they are taken
+    /// into (kept, so a turn allocates nothing).
+    inbox: Arc<Inbox>,
+    inputs: Vec<(u64, InputMsg)>,
 }
 
 /// Creates a room, registers it and starts its task. `None` when the process is at
 /// `max_rooms`.
 pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
-    let (code, handle, rx) = shared.rooms.open(shared.config.max_rooms)?;
+    let home = shared.homes.pick();
+    let (code, handle, rx) = shared.rooms.open(shared.config.max_rooms, home)?;
     let room = Room {
         code: code.clone(),
         shared: shared.clone(),
@@ -68,9 +75,11 @@ pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
         panic_next: false,
         opened: Instant::now(),
         sessions_kept: Instant::now(),
+        inbox: handle.inbox.clone(),
+        inputs: Vec::new(),
     };
     tracing::info!(room = %code, "room opened");
-    tokio::spawn(room.run(rx));
+    shared.homes.spawn(home, room.run(rx));
     Some((code, handle))
 }
 
@@ -86,10 +95,16 @@ impl Room {
         loop {
             let go_on = tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.command(cmd).is_continue(),
+                    Some(cmd) => {
+                        self.take_inputs();
+                        self.command(cmd).is_continue()
+                    }
                     None => false,
                 },
-                scheduled = timer.tick() => self.on_timer(scheduled.into_std()),
+                scheduled = timer.tick() => {
+                    self.take_inputs();
+                    self.on_timer(scheduled.into_std())
+                }
             };
             self.publish();
             if !go_on {
@@ -97,9 +112,20 @@ impl Room {
             }
         }
         self.phase = Phase::Closed;
+        self.inbox.close();
         self.publish();
         self.shared.rooms.forget(&self.code);
         tracing::info!(room = %self.code, "room closed");
+    }
+
+    /// The inputs sockets left since the last turn, each handled as the message it is.
+    fn take_inputs(&mut self) {
+        let mut inputs = std::mem::take(&mut self.inputs);
+        self.inbox.take(&mut inputs);
+        for (conn, input) in inputs.drain(..) {
+            self.message(conn, RoomMsg::Input(input));
+        }
+        self.inputs = inputs;
     }
 
     /// One command from the mailbox; `Break` closes the room (a server shutdown).

@@ -11,6 +11,7 @@
 mod accept;
 mod assets;
 mod body;
+mod duplex;
 mod guard;
 mod info;
 mod metrics;
@@ -84,6 +85,8 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
             "the history did not finish writing within 5 s; the outbox keeps the round results for the next start"
         );
     }
+    // The rooms have ended; their threads end with whatever sockets still run there.
+    shared.homes.stop();
 }
 
 async fn close_rooms(shared: &Shared) {

@@ -1,29 +1,31 @@
 //! One WebSocket connection, served by one task: what the room queues goes out, what the
 //! client sends is checked and routed.
 //!
-//! The task waits on three things at once: the connection's bounded queue (filled by the
-//! room without ever waiting), the socket, and the deadline of its current window. Frames
-//! are the room's shared bytes, written as they are; what is queued by the time the task
-//! wakes goes out in one write. Reading and writing share the task so that a frame costs
-//! one wake-up, not a hand-over between a reader and a writer (see docs/PERFORMANCE.md).
-//! The reading side enforces the transport rules (`guard`), the 5 s handshake window and
+//! Frames are written by whoever sends them, the room or this task, straight to the kernel
+//! (`shared::outbound`): a frame costs no wake-up of this task. The task waits on the
+//! socket, the deadline of its current window, and its `Outbound`, which wakes it to send a
+//! close or to write out a backlog the kernel did not take (with a test latency, on its
+//! queue of frames as well). The reading side enforces the transport rules (`guard`), the 5 s handshake window and
 //! the 12 s heartbeat, answers `ping` itself, and sends the room `hello` and every other
 //! message. The connection id travels with every message to the room, so a late close
 //! from a replaced socket only ever removes itself. A test latency (`sim_latency_ms`)
-//! holds each queued frame back that long before it is written.
+//! sends every frame through the queue instead, and holds each back that long before it
+//! is written.
 
+use super::duplex::Duplex;
 use super::guard::{Checked, Guard};
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::conn::{ConnLink, Frame, Out};
 use crate::shared::gate::Place;
+use crate::shared::inbox::Refused;
+use crate::shared::outbound::{Outbound, Wake};
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
-    ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
-    parse_client,
+    ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, RoomMsg, ServerMsg, close, code,
+    limits, parse_client,
 };
 use futures_util::{SinkExt, StreamExt};
-use hyper_util::rt::TokioIo;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,18 +36,31 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 /// A player's socket, as the connection task drives it.
-pub type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+pub type Socket = WebSocketStream<Duplex>;
 
 /// After the server closes a socket, how long it keeps reading (and ignoring) before it
 /// gives up on the client's close reply.
 const DRAIN: Duration = Duration::from_secs(3);
 
-/// Serves one socket for room `code` until it closes, on the connection's `place` (given
-/// back when it ends). On a reserve place, its `hello` must return a player to its seat.
-pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, place: Arc<Place>) {
+/// Serves one socket for room `code` until it closes, writing through `out`, on the
+/// connection's `place` (given back when it ends). On a reserve place, its `hello` must
+/// return a player to its seat.
+pub async fn serve(
+    mut ws: Socket,
+    out: Arc<Outbound>,
+    code: String,
+    shared: Arc<Shared>,
+    place: Arc<Place>,
+) {
     // The census counted this socket as `Handshake` when its upgrade was answered.
-    let (link, mut rx) = ConnLink::open(shared.conn_id());
     let latency = Duration::from_millis(shared.config.sim_latency_ms);
+    let (link, mut queue) = match latency.is_zero() {
+        true => (ConnLink::direct(shared.conn_id(), out.clone()), None),
+        false => {
+            let (link, rx) = ConnLink::open(shared.conn_id());
+            (link, Some(rx))
+        }
+    };
     let mut reader = Reader {
         room: shared.rooms.get(&code),
         guard: Guard::new(
@@ -65,7 +80,9 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, place: Arc
         latency,
         closed: false,
     };
-    drive(&mut ws, &mut rx, &mut reader, &mut writer).await;
+    drive(&mut ws, &out, &mut queue, &mut reader, &mut writer).await;
+    // Nothing more is written; the stream closes when the socket is dropped.
+    out.detach();
     if reader.joined
         && let Some(room) = reader.room.as_ref()
     {
@@ -74,36 +91,53 @@ pub async fn serve(mut ws: Socket, code: String, shared: Arc<Shared>, place: Arc
     shared.census.socket_moved(Some(reader.state), None);
 }
 
-/// The connection's one loop: queued frames out, client frames in, until the socket ends
-/// or the window of its state passes.
+/// The connection's one loop: client frames in; out, the close and any backlog the kernel
+/// did not take (and, with a test latency, the queued frames); until the socket ends or
+/// the window of its state passes.
 async fn drive(
     ws: &mut Socket,
-    rx: &mut mpsc::Receiver<Out>,
+    out: &Outbound,
+    queue: &mut Option<mpsc::Receiver<Out>>,
     reader: &mut Reader,
     writer: &mut Writer,
 ) {
     let opened = Instant::now();
-    let mut last_seen = Instant::now();
+    let mut last_seen = opened;
+    let window = |reader: &Reader, last_seen: Instant| match reader.closing {
+        Some(since) => since + DRAIN,
+        None if reader.joined => last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S),
+        None => opened + Duration::from_secs(limits::HANDSHAKE_S),
+    };
+    // One timer for the socket's life. Every frame read moves the window later, and the
+    // timer is not moved for it: when it fires before the window ends, it is set again.
+    // It is moved earlier at once when the window shrinks (the server closed the socket).
+    let timer = tokio::time::sleep_until(window(reader, last_seen).into());
+    tokio::pin!(timer);
     loop {
         reader.census_state();
-        let deadline = match reader.closing {
-            Some(since) => since + DRAIN,
-            None if reader.joined => last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S),
-            None => opened + Duration::from_secs(limits::HANDSHAKE_S),
-        };
+        let deadline = window(reader, last_seen);
+        if deadline < timer.deadline().into_std() {
+            timer.as_mut().reset(deadline.into());
+        }
         let due = writer.held.front().map(|(at, _)| *at);
         tokio::select! {
             biased;
-            out = rx.recv(), if !writer.closed => {
+            wake = std::future::poll_fn(|cx| out.poll_wake(cx)) => {
+                let written = match wake {
+                    Wake::Close(code) => writer.close(ws, reader, code).await,
+                    Wake::Backlog => drain(out).await,
+                };
+                if !written {
+                    return;
+                }
+            }
+            queued = recv(queue), if queue.is_some() && !writer.closed => {
                 // The task holds a link itself, so the queue never ends while it runs.
-                let Some(out) = out else { return };
+                let (Some(first), Some(rx)) = (queued, queue.as_mut()) else { return };
                 let due = Instant::now() + writer.latency;
-                writer.held.push_back((due, out));
+                writer.held.push_back((due, first));
                 while let Ok(more) = rx.try_recv() {
                     writer.held.push_back((due, more));
-                }
-                if writer.latency.is_zero() && !writer.flush_due(ws, reader).await {
-                    return;
                 }
             }
             _ = sleep_until(due), if due.is_some() => {
@@ -111,22 +145,27 @@ async fn drive(
                     return;
                 }
             }
-            read = tokio::time::timeout_at(deadline.into(), ws.next()) => {
+            _ = &mut timer => {
+                if Instant::now() < deadline {
+                    timer.as_mut().reset(deadline.into());
+                    continue;
+                }
+                if reader.closing.is_some() {
+                    return;
+                }
+                reader.silent();
+            }
+            read = ws.next() => {
                 let frame = match read {
-                    Ok(Some(Ok(m))) => m,
-                    Ok(Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_)))) => {
+                    Some(Ok(m)) => m,
+                    Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
                         // A frame past the transport's limit, not read: the socket closes
                         // as any other the server closes (the close goes out next).
                         reader.shared.census.refused(close::MESSAGE_TOO_BIG);
                         reader.close(close::MESSAGE_TOO_BIG);
                         continue;
                     }
-                    Ok(Some(Err(_))) | Ok(None) => return,
-                    Err(_) if reader.closing.is_some() => return,
-                    Err(_) => {
-                        reader.silent();
-                        continue;
-                    }
+                    Some(Err(_)) | None => return,
                 };
                 last_seen = Instant::now();
                 // After the server's close, or on a close, ping or pong: read on, so the
@@ -140,12 +179,36 @@ async fn drive(
     }
 }
 
+/// The next queued message (pending forever without a queue).
+async fn recv(queue: &mut Option<mpsc::Receiver<Out>>) -> Option<Out> {
+    match queue {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Waits until `at` (a pending future when there is nothing held).
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
     }
+}
+
+/// Writes out the backlog as the client reads it; false when the socket failed or a client
+/// that stopped reading held it past the heartbeat window.
+async fn drain(out: &Outbound) -> bool {
+    let window = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
+    let drained = tokio::time::timeout(window, std::future::poll_fn(|cx| out.poll_drain(cx)));
+    matches!(drained.await, Ok(Ok(())))
+}
+
+/// A close frame with `code`.
+fn close_frame(code: u16) -> Message {
+    Message::Close(Some(CloseFrame {
+        code: CloseCode::from(code),
+        reason: "".into(),
+    }))
 }
 
 /// The writing side's state: frames held for the test latency, and whether the close
@@ -157,6 +220,16 @@ struct Writer {
 }
 
 impl Writer {
+    /// Sends the close, behind everything sent before it. False when the socket failed or
+    /// the client held it past the heartbeat window.
+    async fn close(&mut self, ws: &mut Socket, reader: &mut Reader, code: u16) -> bool {
+        self.closed = true;
+        reader.closing.get_or_insert(Instant::now());
+        let window = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
+        let sent = tokio::time::timeout(window, ws.send(close_frame(code)));
+        matches!(sent.await, Ok(Ok(())))
+    }
+
     /// Writes every held frame that is due, in one flush. False when the socket failed
     /// or a client that stopped reading held a write past the heartbeat window.
     async fn flush_due(&mut self, ws: &mut Socket, reader: &mut Reader) -> bool {
@@ -177,10 +250,7 @@ impl Writer {
                     Out::Close(c) => {
                         self.closed = true;
                         reader.closing.get_or_insert(now);
-                        Message::Close(Some(CloseFrame {
-                            code: CloseCode::from(c),
-                            reason: "".into(),
-                        }))
+                        close_frame(c)
                     }
                 };
                 ws.feed(msg).await?;
@@ -290,6 +360,25 @@ impl Reader {
             ClientMsg::Room(msg) if !self.joined => {
                 let why = format!("{} before hello: say hello first", msg.kind());
                 return self.answer(&ServerMsg::err(&Refusal::new(code::WRONG_STATE, why)));
+            }
+            ClientMsg::Room(RoomMsg::Input(input)) => {
+                // Left for the room's next turn, without waking it (`shared::inbox`).
+                let Some(room) = self.room.as_ref() else {
+                    return;
+                };
+                match room.inbox.put(self.link.id, input) {
+                    Ok(()) => return,
+                    Err(Refused::Closed) => {
+                        return self.refuse_and_close(
+                            Refusal::new(code::ROOM_GONE, "the room closed"),
+                            close::ROOM_GONE,
+                        );
+                    }
+                    Err(Refused::Full(input)) => RoomCmd::Msg {
+                        conn: self.link.id,
+                        msg: RoomMsg::Input(input),
+                    },
+                }
             }
             ClientMsg::Room(msg) => RoomCmd::Msg {
                 conn: self.link.id,

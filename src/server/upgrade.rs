@@ -7,14 +7,17 @@
 //! small buffers and transport limits four times `max_message_bytes` (so a frame somewhat
 //! over the limit is answered `too_big`; a far bigger one closes the socket with 1009).
 
+use super::duplex::Duplex;
 use super::reply::{busy, refuse};
 use super::socket::{Socket, serve};
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::gate::{Place, Refused};
+use crate::shared::outbound::Outbound;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
+use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
@@ -116,24 +119,57 @@ pub fn try_upgrade(
     let shared = shared.clone();
     let place = place.clone();
     tokio::spawn(async move {
-        match on_upgrade.await {
-            Ok(upgraded) => {
-                let cfg = config(shared.config.max_message_bytes);
-                let socket: Socket = WebSocketStream::from_raw_socket(
-                    TokioIo::new(upgraded),
-                    Role::Server,
-                    Some(cfg),
-                )
-                .await;
-                serve(socket, code, shared, place).await;
+        // The connection's own TCP stream (the accept loop serves hyper on it), taken off
+        // this runtime so that it can join its room's home (`shared::homes`), where the
+        // room writes frames to it directly.
+        let upgraded = on_upgrade
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|u| {
+                u.downcast::<TokioIo<TcpStream>>()
+                    .map_err(|_| "the upgraded connection is not a TCP stream".to_string())
+            })
+            .and_then(|parts| {
+                let early = parts.read_buf;
+                let stream = parts.io.into_inner().into_std();
+                stream.map(|s| (s, early)).map_err(|e| e.to_string())
+            });
+        if let (Ok((stream, _)), bytes @ 1..) = (&upgraded, shared.config.socket_send_buffer) {
+            // Bounds what the kernel holds for a client that stops reading.
+            if let Err(e) = rustix::net::sockopt::set_socket_send_buffer_size(stream, bytes) {
+                tracing::warn!(error = %e, "could not set a socket's send buffer");
             }
+        }
+        let (stream, early) = match upgraded {
+            Ok(taken) => taken,
             Err(e) => {
                 shared
                     .census
                     .socket_moved(Some(SocketState::Handshake), None);
                 tracing::debug!(error = %e, "a WebSocket upgrade did not complete");
+                return;
             }
-        }
+        };
+        let home = shared.rooms.get(&code).map_or(0, |room| room.home);
+        let homes = shared.clone();
+        homes.homes.spawn(home, async move {
+            let stream = match TcpStream::from_std(stream) {
+                Ok(s) => Arc::new(s),
+                Err(e) => {
+                    shared
+                        .census
+                        .socket_moved(Some(SocketState::Handshake), None);
+                    tracing::warn!(error = %e, "a socket could not join its room's thread");
+                    return;
+                }
+            };
+            let cfg = config(shared.config.max_message_bytes);
+            let out = Outbound::new(stream.clone());
+            let duplex = Duplex::new(stream, early, out.clone());
+            let socket: Socket =
+                WebSocketStream::from_raw_socket(duplex, Role::Server, Some(cfg)).await;
+            serve(socket, out, code, shared, place).await;
+        });
     });
     let mut resp =
         warp::reply::with_status(warp::reply(), StatusCode::SWITCHING_PROTOCOLS).into_response();

@@ -60,6 +60,13 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_SNAPSHOT_HZ",
           value_parser = ranged::<u32>("UNDERCOOKED_SNAPSHOT_HZ", 1, 60))]
     pub snapshot_hz: Option<u32>,
+    /// The kernel's send buffer of each WebSocket, in bytes (0: the kernel's own sizing,
+    /// which grows to `net.ipv4.tcp_wmem`'s maximum, 4 MiB by default, for a client that
+    /// stops reading). With a size set, a client that stops reading holds at most about
+    /// twice this in the kernel (Linux doubles it) besides its 64-frame send queue.
+    #[arg(long, env = "UNDERCOOKED_SOCKET_SEND_BUFFER", default_value = "0",
+          value_parser = ranged::<usize>("UNDERCOOKED_SOCKET_SEND_BUFFER", 0, 64 << 20))]
+    pub socket_send_buffer: usize,
     /// Extra delay on every frame a socket sends (testing only).
     #[arg(long, env = "UNDERCOOKED_SIM_LATENCY_MS", default_value = "0",
           value_parser = ranged::<u64>("UNDERCOOKED_SIM_LATENCY_MS", 0, 5000))]
@@ -170,6 +177,7 @@ pub struct ServerConfig {
     pub tick_hz: u32,
     pub snapshot_hz: u32,
     pub sim_latency_ms: u64,
+    pub socket_send_buffer: usize,
     pub max_players: u8,
     /// Allowed `Origin`s; empty = any.
     pub allowed_origins: Vec<String>,
@@ -229,6 +237,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             tick_hz: a.tick_hz,
             snapshot_hz,
             sim_latency_ms: a.sim_latency_ms,
+            socket_send_buffer: a.socket_send_buffer,
             max_players: a.max_players,
             allowed_origins: a
                 .allowed_origins
@@ -287,6 +296,7 @@ impl Default for ServerConfig {
             tick_hz: 20,
             snapshot_hz: 20,
             sim_latency_ms: 0,
+            socket_send_buffer: 0,
             max_players: crate::sim::SEATS as u8,
             allowed_origins: Vec::new(),
             max_rooms: 1000,

@@ -1,33 +1,65 @@
-//! A connection as the room and the socket both see it: an id and a bounded send queue.
+//! A connection as the room and the socket both see it: an id and a bounded way out.
 //!
-//! What goes into the queue is an `Out`: a text frame, or a close (after which the socket's
-//! writer stops). A text frame is a `Frame`: bytes encoded once and shared by every
-//! connection that receives them (cloning one is a reference count, never a copy), which
-//! the socket hands to the WebSocket as they are. Nothing ever waits on a queue: a full
-//! one drops the frame, and the sender decides what that means.
+//! A text frame is a `Frame`: encoded once, with its WebSocket header, and shared by every
+//! connection that receives it (cloning one is a reference count, never a copy). A served
+//! socket has an `Outbound`: a frame is written to the kernel by whoever sends it, queued
+//! only when the kernel's buffer is full (`shared::outbound`). A connection without one (a
+//! test's, or a socket held back by the test latency) has a bounded queue its socket's task
+//! writes from. Either way nothing ever waits: a full backlog or queue drops the frame, and
+//! the sender decides what that means. A close is sent by the socket's task, after
+//! everything handed over before it.
 
 use super::census::Census;
+use super::outbound::Outbound;
 use crate::wire::messages::{Refusal, ServerMsg};
+use bytes::Bytes;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
+use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
 /// Frames a connection's send queue holds before the room starts dropping `snap`s for it.
 pub const SEND_QUEUE: usize = 64;
 
 /// One encoded text frame, shareable by any number of connections.
 #[derive(Clone, Debug)]
-pub struct Frame(Utf8Bytes);
+pub struct Frame(Arc<Encoded>);
+
+#[derive(Debug)]
+struct Encoded {
+    text: Utf8Bytes,
+    /// The whole WebSocket frame as a server sends it: header (unmasked) and text.
+    wire: Bytes,
+}
 
 impl Frame {
+    /// The text, as a WebSocket message carries it.
     pub fn bytes(&self) -> &Utf8Bytes {
-        &self.0
+        &self.0.text
+    }
+
+    /// The WebSocket frame, header and all, ready for any connection's socket.
+    pub fn wire(&self) -> &Bytes {
+        &self.0.wire
     }
 }
 
 impl From<String> for Frame {
-    /// Takes the string's buffer as it is (no copy).
     fn from(s: String) -> Frame {
-        Frame(Utf8Bytes::from(s))
+        let header = FrameHeader {
+            opcode: OpCode::Data(Data::Text),
+            ..FrameHeader::default()
+        };
+        let len = s.len() as u64;
+        let mut wire = Vec::with_capacity(header.len(len) + s.len());
+        // Writing into a Vec cannot fail.
+        let _ = header.format(len, &mut wire);
+        wire.extend_from_slice(s.as_bytes());
+        Frame(Arc::new(Encoded {
+            text: Utf8Bytes::from(s),
+            wire: Bytes::from(wire),
+        }))
     }
 }
 
@@ -44,39 +76,64 @@ pub enum Out {
     Close(u16),
 }
 
-/// A connection's id and its send queue.
+/// A connection's id and its way out.
 #[derive(Clone, Debug)]
 pub struct ConnLink {
     pub id: u64,
-    tx: mpsc::Sender<Out>,
+    way: Way,
+}
+
+#[derive(Clone, Debug)]
+enum Way {
+    /// Written by the sender, straight to the socket.
+    Direct(Arc<Outbound>),
+    /// Queued for the socket's task to write.
+    Queue(mpsc::Sender<Out>),
 }
 
 impl ConnLink {
-    /// A connection and the receiving end of its queue (for its writer).
+    /// A connection whose frames and close go through a queue, and the receiving end of
+    /// the queue (for its writer).
     pub fn open(id: u64) -> (ConnLink, mpsc::Receiver<Out>) {
         let (tx, rx) = mpsc::channel(SEND_QUEUE);
-        (ConnLink { id, tx }, rx)
+        let way = Way::Queue(tx);
+        (ConnLink { id, way }, rx)
     }
 
-    /// Queues a frame without waiting. `Some(depth)` (frames now queued) when it went in,
-    /// `None` when the queue was full or the connection gone.
+    /// A connection whose frames are written by their sender through `out`.
+    pub fn direct(id: u64, out: Arc<Outbound>) -> ConnLink {
+        let way = Way::Direct(out);
+        ConnLink { id, way }
+    }
+
+    /// Sends a frame without waiting. `Some(depth)` (frames now waiting, at least this one)
+    /// when it was taken, `None` when the backlog or queue was full or the connection gone.
     pub fn send(&self, frame: &Frame) -> Option<usize> {
-        self.tx.try_send(Out::Text(frame.clone())).ok()?;
-        // At least this frame: the writer (on another thread) may already have taken it
-        // by the time the capacity is read.
-        Some((self.tx.max_capacity() - self.tx.capacity()).max(1))
+        match &self.way {
+            Way::Direct(out) => out.frame(frame.wire()),
+            Way::Queue(tx) => {
+                tx.try_send(Out::Text(frame.clone())).ok()?;
+                // At least this frame: the writer (on another thread) may already have
+                // taken it by the time the capacity is read.
+                Some((tx.max_capacity() - tx.capacity()).max(1))
+            }
+        }
     }
 
-    /// Queues a close with this code; the writer sends it after what is queued, then stops.
+    /// Asks for a close with this code: nothing sent after this goes out, and the socket's
+    /// task sends the close after what was sent before, then stops writing.
     pub fn close(&self, code: u16) {
-        let _ = self.tx.try_send(Out::Close(code));
+        match &self.way {
+            Way::Direct(out) => out.close(code),
+            Way::Queue(tx) => {
+                let _ = tx.try_send(Out::Close(code));
+            }
+        }
     }
 
     /// Refuses the connection: an `err` frame, then the close, counted in the census.
     pub fn refuse(&self, census: &Census, refusal: &Refusal, close: u16) {
-        let _ = self
-            .tx
-            .try_send(Out::Text(Frame::from(&ServerMsg::err(refusal))));
+        let _ = self.send(&Frame::from(&ServerMsg::err(refusal)));
         self.close(close);
         census.refused(close);
     }

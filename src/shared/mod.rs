@@ -10,7 +10,10 @@ pub mod census;
 pub mod config;
 pub mod conn;
 pub mod gate;
+pub mod homes;
+pub mod inbox;
 pub mod newcomers;
+pub mod outbound;
 pub mod random;
 pub mod registry;
 pub mod session_key;
@@ -22,6 +25,7 @@ use crate::store::{Store, StoreError};
 use census::Census;
 use config::ServerConfig;
 use gate::Gate;
+use homes::Homes;
 use registry::{Registry, RoomCmd};
 use session_key::SessionKey;
 use sessions::Sessions;
@@ -35,6 +39,8 @@ pub struct Shared {
     pub levels: Levels,
     pub sessions: Sessions,
     pub rooms: Registry,
+    /// The threads rooms and their sockets run on.
+    pub homes: Homes,
     pub census: Census,
     /// The connection places (caps and reserve), taken by every accepted connection.
     pub gate: Arc<Gate>,
@@ -46,12 +52,16 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(config: ServerConfig, levels: Levels) -> Arc<Shared> {
+        let homes = config
+            .worker_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         Arc::new(Shared {
             gate: Gate::new(config.connections.clone()),
             sessions: Sessions::new(config.new_sessions_per_min),
             config,
             levels,
             rooms: Registry::default(),
+            homes: Homes::new(homes),
             census: Census::default(),
             store: OnceLock::new(),
             chain: OnceLock::new(),

@@ -2,12 +2,15 @@
 //! without being asked.
 //!
 //! A room owns its state; the registry holds its mailbox (`RoomCmd`s go in, the room's task
-//! takes them out) and a few atomics the room keeps current (its state and head counts) for
-//! quick play and the census. `RoomCmd` is the room's whole interface: HTTP handlers and
-//! sockets speak to a room only through it. It cannot carry `hello` or `ping` as messages:
-//! the socket answers `ping` itself and turns `hello` into `RoomCmd::Hello`.
+//! takes them out), its inbox (sockets leave inputs there, taken at the room's next turn:
+//! `shared::inbox`) and a few atomics the room keeps current (its state and head counts)
+//! for quick play and the census. The mailbox and the inbox are the room's whole
+//! interface: HTTP handlers and sockets speak to a room only through them. Neither can
+//! carry `hello` or `ping` as messages: the socket answers `ping` itself and turns `hello`
+//! into `RoomCmd::Hello`.
 
 use super::conn::ConnLink;
+use super::inbox::Inbox;
 use crate::store::quests::Completion;
 use crate::wire::messages::{Refusal, RoomMsg, RoomState, RoomStatus};
 use std::collections::BTreeMap;
@@ -136,10 +139,13 @@ impl RoomInfo {
     }
 }
 
-/// How to reach a room: its mailbox and its published info.
+/// How to reach a room: its mailbox, its inbox for inputs, its home (`shared::homes`: the
+/// thread its sockets join it on) and its published info.
 #[derive(Clone)]
 pub struct RoomHandle {
     pub tx: mpsc::Sender<RoomCmd>,
+    pub home: usize,
+    pub inbox: Arc<Inbox>,
     pub info: Arc<RoomInfo>,
 }
 
@@ -164,9 +170,13 @@ impl Registry {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Registers a new room under a fresh code: its code, its handle and its mailbox's
-    /// receiving end. `None` when `max_rooms` are open.
-    pub fn open(&self, max_rooms: usize) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
+    /// Registers a new room, at home `home`, under a fresh code: its code, its handle and
+    /// its mailbox's receiving end. `None` when `max_rooms` are open.
+    pub fn open(
+        &self,
+        max_rooms: usize,
+        home: usize,
+    ) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
         let mut rooms = self.rooms();
         if rooms.len() >= max_rooms {
             return None;
@@ -180,6 +190,8 @@ impl Registry {
         let (tx, rx) = mpsc::channel(MAILBOX);
         let handle = RoomHandle {
             tx,
+            home,
+            inbox: Arc::new(Inbox::default()),
             info: Arc::new(RoomInfo::new()),
         };
         rooms.insert(code.clone(), handle.clone());

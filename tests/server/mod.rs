@@ -335,6 +335,25 @@ impl Client {
         }
     }
 
+    /// A socket whose receive buffer is `bytes` (the kernel's floor applies), so that a
+    /// client that stops reading fills it, and then the server's, within seconds.
+    pub async fn connect_small(addr: SocketAddr, code: &str, bytes: u32) -> Client {
+        let sock = tokio::net::TcpSocket::new_v4().expect("a socket");
+        sock.set_recv_buffer_size(bytes).expect("SO_RCVBUF");
+        let tcp = sock.connect(addr).await.expect("connect");
+        let (ws, _) = tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws/{code}"),
+            MaybeTlsStream::Plain(tcp),
+        )
+        .await
+        .expect("ws connect");
+        Client {
+            ws,
+            log: Vec::new(),
+            closed: None,
+        }
+    }
+
     /// `hello` with `token` on a socket from `from`, through its `welcome` and `lobby`.
     pub async fn hello_from(from: &str, addr: SocketAddr, code: &str, token: &str) -> Client {
         let mut c = Client::connect_from(from, addr, code)

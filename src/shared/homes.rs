@@ -1,0 +1,149 @@
+//! The rooms' threads: each room, and every socket of it, lives on one thread of its own
+//! runtime (its home), so a room and its sockets never hand work across threads.
+//!
+//! On the shared multi-threaded runtime a socket read on one worker and its room on the
+//! other: a frame or an input crossed threads, and the idle worker had to be woken (a
+//! `futex`) to take it. A home is a current-thread runtime on its own thread: the room's
+//! timer, its sockets' reads and the room's writes to them all run there, and the kernel
+//! wakes that one thread. Rooms are given homes in turn; a socket is moved to its room's
+//! home when its upgrade completes (`server::upgrade`). HTTP, the accept loop and the
+//! history's writer stay on the main runtime.
+//!
+//! Homes start with the first room. `stop` ends them (the server's last step): each
+//! thread drops its runtime, and with it whatever still ran there.
+
+use std::future::Future;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+
+/// The rooms' threads, started on first use.
+#[derive(Debug)]
+pub struct Homes {
+    count: usize,
+    next: AtomicUsize,
+    started: OnceLock<Option<Started>>,
+}
+
+#[derive(Debug)]
+struct Started {
+    handles: Vec<Handle>,
+    stop: watch::Sender<bool>,
+}
+
+impl Homes {
+    /// `count` homes (at least one).
+    pub fn new(count: usize) -> Homes {
+        Homes {
+            count: count.max(1),
+            next: AtomicUsize::new(0),
+            started: OnceLock::new(),
+        }
+    }
+
+    /// The home for a new room: each in turn.
+    pub fn pick(&self) -> usize {
+        self.next.fetch_add(1, Relaxed) % self.count
+    }
+
+    /// Runs `task` on home `home`. Where the homes could not be started (a thread or a
+    /// runtime refused), on the caller's runtime instead.
+    pub fn spawn<F>(&self, home: usize, task: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        match self.started.get_or_init(|| self.start()) {
+            Some(s) => drop(s.handles[home % s.handles.len()].spawn(task)),
+            None => drop(tokio::spawn(task)),
+        }
+    }
+
+    /// Ends every home: their threads drop their runtimes and whatever still ran there.
+    pub fn stop(&self) {
+        if let Some(Some(s)) = self.started.get() {
+            let _ = s.stop.send(true);
+        }
+    }
+
+    fn start(&self) -> Option<Started> {
+        let (stop, stopped) = watch::channel(false);
+        let mut handles = Vec::with_capacity(self.count);
+        for i in 0..self.count {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let mut stopped = stopped.clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("room-home-{i}"))
+                .spawn(move || {
+                    let runtime = match tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    {
+                        Ok(rt) => rt,
+                        Err(e) => {
+                            let _ = tx.send(Err(e.to_string()));
+                            return;
+                        }
+                    };
+                    let _ = tx.send(Ok(runtime.handle().clone()));
+                    runtime.block_on(async move {
+                        let _ = stopped.wait_for(|stop| *stop).await;
+                    });
+                });
+            let started = match thread {
+                Ok(_) => rx.recv().map_err(|e| e.to_string()).and_then(|r| r),
+                Err(e) => Err(e.to_string()),
+            };
+            match started {
+                Ok(handle) => handles.push(handle),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not start the rooms' threads; rooms run on the main runtime");
+                    let _ = stop.send(true);
+                    return None;
+                }
+            }
+        }
+        Some(Started { handles, stop })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_room_and_its_sockets_share_one_thread_and_stop_ends_it() {
+        let homes = Homes::new(2);
+        let (a, b) = (homes.pick(), homes.pick());
+        assert_ne!(a, b, "rooms are given homes in turn");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        for _ in 0..3 {
+            let tx = tx.clone();
+            homes.spawn(a, async move {
+                let _ = tx.send(std::thread::current().id());
+            });
+        }
+        let mut threads = Vec::new();
+        for _ in 0..3 {
+            threads.push(rx.recv().await.expect("each task ran"));
+        }
+        assert!(
+            threads.windows(2).all(|w| w[0] == w[1]),
+            "one home, one thread"
+        );
+        assert_ne!(threads[0], std::thread::current().id());
+
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        homes.spawn(a, async move {
+            let _keep = done_tx;
+            std::future::pending::<()>().await;
+        });
+        homes.stop();
+        let ended = tokio::time::timeout(Duration::from_secs(5), done_rx).await;
+        assert!(
+            matches!(ended, Ok(Err(_))),
+            "stopping the homes drops what still ran there"
+        );
+    }
+}
