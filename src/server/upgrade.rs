@@ -140,12 +140,16 @@ pub fn try_upgrade(
                 tracing::warn!(error = %e, "could not set a socket's send buffer");
             }
         }
+        // A socket that never got going leaves the census's handshake count.
+        let lost = |shared: &Shared| {
+            shared
+                .census
+                .socket_moved(Some(SocketState::Handshake), None)
+        };
         let (stream, early) = match upgraded {
             Ok(taken) => taken,
             Err(e) => {
-                shared
-                    .census
-                    .socket_moved(Some(SocketState::Handshake), None);
+                lost(&shared);
                 tracing::debug!(error = %e, "a WebSocket upgrade did not complete");
                 return;
             }
@@ -156,9 +160,7 @@ pub fn try_upgrade(
             let stream = match TcpStream::from_std(stream) {
                 Ok(s) => Arc::new(s),
                 Err(e) => {
-                    shared
-                        .census
-                        .socket_moved(Some(SocketState::Handshake), None);
+                    lost(&shared);
                     tracing::warn!(error = %e, "a socket could not join its room's thread");
                     return;
                 }

@@ -19,8 +19,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
-/// Frames a connection's send queue holds before the room starts dropping `snap`s for it.
-pub const SEND_QUEUE: usize = 64;
+pub use super::outbound::SEND_QUEUE;
 
 /// One encoded text frame, shareable by any number of connections.
 #[derive(Clone, Debug)]

@@ -14,13 +14,16 @@
 //! drops a `snap` and sends the next one whole). After a close is asked for, frames are
 //! refused; the socket's task is woken to send the close itself, behind the backlog.
 
-use super::conn::SEND_QUEUE;
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use tokio::net::TcpStream;
+
+/// Frames a connection's send queue (this backlog, or a test connection's queue) holds
+/// before the room starts dropping `snap`s for it.
+pub const SEND_QUEUE: usize = 64;
 
 /// One socket's writing side.
 #[derive(Debug)]

@@ -318,7 +318,11 @@ impl Client {
     /// A socket from the loopback address `from`; `Err` with the HTTP status when the
     /// upgrade is refused.
     pub async fn connect_from(from: &str, addr: SocketAddr, code: &str) -> Result<Client, u16> {
-        let tcp = tcp_from(from, addr).await;
+        Client::over(tcp_from(from, addr).await, addr, code).await
+    }
+
+    /// The upgrade of `/ws/{code}` on a connected `tcp`.
+    async fn over(tcp: TcpStream, addr: SocketAddr, code: &str) -> Result<Client, u16> {
         match tokio_tungstenite::client_async(
             format!("ws://{addr}/ws/{code}"),
             MaybeTlsStream::Plain(tcp),
@@ -341,17 +345,9 @@ impl Client {
         let sock = tokio::net::TcpSocket::new_v4().expect("a socket");
         sock.set_recv_buffer_size(bytes).expect("SO_RCVBUF");
         let tcp = sock.connect(addr).await.expect("connect");
-        let (ws, _) = tokio_tungstenite::client_async(
-            format!("ws://{addr}/ws/{code}"),
-            MaybeTlsStream::Plain(tcp),
-        )
-        .await
-        .expect("ws connect");
-        Client {
-            ws,
-            log: Vec::new(),
-            closed: None,
-        }
+        Client::over(tcp, addr, code)
+            .await
+            .expect("the upgrade is accepted")
     }
 
     /// `hello` with `token` on a socket from `from`, through its `welcome` and `lobby`.
