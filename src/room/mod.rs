@@ -2,8 +2,9 @@
 //!
 //! Nothing else mutates a room. HTTP handlers and sockets send it `RoomCmd`s through the
 //! registry (`crate::shared`), and sockets leave inputs in its inbox, which it takes at the
-//! start of every turn (each tick of its timer, each command); it answers through each connection's bounded send queue and
-//! never waits on one. This file is the actor loop and all dispatch: every command and
+//! start of every turn (each tick of its timer, each command). It answers by writing to
+//! each connection itself (`shared::outbound`), within a bounded send queue, and never
+//! waits on one. This file is the actor loop and all dispatch: every command and
 //! every client message is routed here, to one file per responsibility:
 //!
 //! - `arrivals`: seats and connections (reserve, hello, gone, kill, abandon, the crown);
@@ -242,7 +243,7 @@ impl Room {
         );
     }
 
-    /// Queues a frame for one connection without waiting. A full queue drops it; a dropped
+    /// Sends a frame to one connection without waiting. A full send queue drops it; a dropped
     /// `snap` marks the connection `needs_full`, so its stream starts over whole.
     fn push(out: Outlet, conn: &mut Conn, frame: &Frame, is_snap: bool) {
         match conn.link.send(frame) {

@@ -42,13 +42,15 @@ pub type Socket = WebSocketStream<Duplex>;
 /// gives up on the client's close reply.
 const DRAIN: Duration = Duration::from_secs(3);
 
-/// Serves one socket for room `code` until it closes, writing through `out`, on the
-/// connection's `place` (given back when it ends). On a reserve place, its `hello` must
-/// return a player to its seat.
+/// Serves one socket for room `code` (`room`, as the upgrade found it: `None` when there
+/// is no such room) until it closes, writing through `out`, on the connection's `place`
+/// (given back when it ends). On a reserve place, its `hello` must return a player to its
+/// seat.
 pub async fn serve(
     mut ws: Socket,
     out: Arc<Outbound>,
     code: String,
+    room: Option<RoomHandle>,
     shared: Arc<Shared>,
     place: Arc<Place>,
 ) {
@@ -62,7 +64,7 @@ pub async fn serve(
         }
     };
     let mut reader = Reader {
-        room: shared.rooms.get(&code),
+        room,
         guard: Guard::new(
             shared.config.max_inputs_per_s,
             shared.config.max_message_bytes,
@@ -246,7 +248,7 @@ impl Writer {
                     continue;
                 }
                 let msg = match out {
-                    Out::Text(frame) => Message::Text(frame.bytes().clone()),
+                    Out::Text(frame) => Message::Text(frame.bytes()),
                     Out::Close(c) => {
                         self.closed = true;
                         reader.closing.get_or_insert(now);

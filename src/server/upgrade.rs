@@ -154,7 +154,8 @@ pub fn try_upgrade(
                 return;
             }
         };
-        let home = shared.rooms.get(&code).map_or(0, |room| room.home);
+        let room = shared.rooms.get(&code);
+        let home = room.as_ref().map_or(0, |room| room.home);
         let homes = shared.clone();
         homes.homes.spawn(home, async move {
             let stream = match TcpStream::from_std(stream) {
@@ -170,7 +171,7 @@ pub fn try_upgrade(
             let duplex = Duplex::new(stream, early, out.clone());
             let socket: Socket =
                 WebSocketStream::from_raw_socket(duplex, Role::Server, Some(cfg)).await;
-            serve(socket, out, code, shared, place).await;
+            serve(socket, out, code, room, shared, place).await;
         });
     });
     let mut resp =

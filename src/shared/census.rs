@@ -121,19 +121,11 @@ impl Census {
     }
 
     pub fn refused(&self, close_code: u16) {
-        *self
-            .refusals
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(close_code)
-            .or_insert(0) += 1;
+        *super::lock(&self.refusals).entry(close_code).or_insert(0) += 1;
     }
 
     pub fn refusals(&self) -> BTreeMap<u16, u64> {
-        self.refusals
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        super::lock(&self.refusals).clone()
     }
 
     /// The running totals as (name, help, value): the one list `/api/stats` prints under

@@ -21,26 +21,24 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
 pub use super::outbound::SEND_QUEUE;
 
-/// One encoded text frame, shareable by any number of connections.
+/// One encoded text frame, shareable by any number of connections: the whole WebSocket
+/// frame as a server sends it (header, unmasked, then the text), and where the text starts.
 #[derive(Clone, Debug)]
-pub struct Frame(Arc<Encoded>);
-
-#[derive(Debug)]
-struct Encoded {
-    text: Utf8Bytes,
-    /// The whole WebSocket frame as a server sends it: header (unmasked) and text.
+pub struct Frame {
     wire: Bytes,
+    text_at: usize,
 }
 
 impl Frame {
-    /// The text, as a WebSocket message carries it.
-    pub fn bytes(&self) -> &Utf8Bytes {
-        &self.0.text
+    /// The text, as a WebSocket message carries it (the same bytes, not a copy).
+    pub fn bytes(&self) -> Utf8Bytes {
+        // The text was a `String`, so it is UTF-8: the empty fallback is never taken.
+        Utf8Bytes::try_from(self.wire.slice(self.text_at..)).unwrap_or_default()
     }
 
     /// The WebSocket frame, header and all, ready for any connection's socket.
     pub fn wire(&self) -> &Bytes {
-        &self.0.wire
+        &self.wire
     }
 }
 
@@ -54,11 +52,12 @@ impl From<String> for Frame {
         let mut wire = Vec::with_capacity(header.len(len) + s.len());
         // Writing into a Vec cannot fail.
         let _ = header.format(len, &mut wire);
+        let text_at = wire.len();
         wire.extend_from_slice(s.as_bytes());
-        Frame(Arc::new(Encoded {
-            text: Utf8Bytes::from(s),
+        Frame {
             wire: Bytes::from(wire),
-        }))
+            text_at,
+        }
     }
 }
 

@@ -138,7 +138,7 @@ impl Gate {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
-        self.held.lock().unwrap_or_else(|p| p.into_inner())
+        super::lock(&self.held)
     }
 
     /// A place for a connection from `ip`, or why not (counted).

@@ -39,8 +39,7 @@ struct Waiting {
 
 impl Inbox {
     fn waiting(&self) -> MutexGuard<'_, Waiting> {
-        // Nothing is left half-done under this lock: a push or a swap.
-        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+        super::lock(&self.waiting)
     }
 
     /// Leaves connection `conn`'s input for the room's next turn.

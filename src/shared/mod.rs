@@ -30,7 +30,7 @@ use registry::{Registry, RoomCmd};
 use session_key::SessionKey;
 use sessions::Sessions;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
 pub struct Shared {
@@ -157,4 +157,12 @@ async fn session_upkeep(shared: Weak<Shared>) {
             expire_sessions(store, shared.config.session_ttl_s).await;
         }
     }
+}
+
+/// Locks `m`, taking it over when a panic poisoned it. Each lock in `shared` guards a map,
+/// a queue or a counter that its holder changes in one step (an insert, a push, a swap), so
+/// a panic elsewhere never leaves it half-changed, and refusing every later caller would
+/// turn one panic into a dead server.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -29,7 +29,7 @@ impl Newcomers {
 
     /// Whether `source` may start one more session now (counted when it may).
     pub fn admit(&self, source: Source, now: Instant) -> bool {
-        let mut w = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        let mut w = super::lock(&self.windows);
         if w.len() > FORGET_PAST {
             w.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
         }

@@ -71,9 +71,7 @@ impl Outbound {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        // A panic while holding this lock leaves nothing half-done that matters: the state
-        // is a queue of whole buffers.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        super::lock(&self.state)
     }
 
     /// Hands over a frame's wire bytes without waiting. `Some(depth)`, the frames now
@@ -84,7 +82,7 @@ impl Outbound {
         if st.closing || st.backlog.len() >= SEND_QUEUE {
             return None;
         }
-        st.push(wire.clone())?;
+        st.push(wire, |from| wire.slice(from..))?;
         Some(st.backlog.len().max(1))
     }
 
@@ -92,7 +90,7 @@ impl Outbound {
     /// a close was asked for.
     pub fn raw(&self, bytes: &[u8]) {
         let mut st = self.state();
-        let _ = st.push(Bytes::copy_from_slice(bytes));
+        let _ = st.push(bytes, |from| Bytes::copy_from_slice(&bytes[from..]));
     }
 
     /// Asks for a close with `code`: no frame is taken after this, and the socket's task is
@@ -162,22 +160,26 @@ impl State {
     }
 
     /// Writes `bytes` now if nothing is waiting, else (or for what the kernel did not
-    /// take) appends to the backlog, waking the socket's task when the backlog starts.
-    /// `None` when the socket is gone.
-    fn push(&mut self, bytes: Bytes) -> Option<()> {
-        let stream = self.stream.clone()?;
+    /// take) appends to the backlog what `rest(from)` keeps of them from `from` on, waking
+    /// the socket's task when the backlog starts. Only then is anything kept: a frame the
+    /// kernel takes whole costs no reference and no copy. `None` when the socket is gone.
+    fn push(&mut self, bytes: &[u8], rest: impl FnOnce(usize) -> Bytes) -> Option<()> {
+        let stream = self.stream.as_ref()?;
         if self.broken {
             return None;
         }
-        if !self.backlog.is_empty() {
-            self.backlog.push_back(bytes);
-            return Some(());
-        }
-        match write_some(&stream, &bytes) {
+        let written = match self.backlog.is_empty() {
+            true => write_some(stream, bytes),
+            false => Ok(0),
+        };
+        match written {
             Ok(n) if n == bytes.len() => {}
             Ok(n) => {
-                self.backlog.push_back(bytes.slice(n..));
-                self.wake();
+                let started = self.backlog.is_empty();
+                self.backlog.push_back(rest(n));
+                if started {
+                    self.wake();
+                }
             }
             Err(_) => self.broken = true,
         }

@@ -167,7 +167,7 @@ fn room_code() -> String {
 
 impl Registry {
     fn rooms(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, RoomHandle>> {
-        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
+        super::lock(&self.rooms)
     }
 
     /// Registers a new room, at home `home`, under a fresh code: its code, its handle and

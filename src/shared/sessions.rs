@@ -99,7 +99,7 @@ impl Sessions {
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
-        self.by_hash.lock().unwrap_or_else(|p| p.into_inner())
+        super::lock(&self.by_hash)
     }
 
     fn persist(&self, hash: &str, s: &Session) {
