@@ -2,7 +2,8 @@
 //!
 //! Nothing else mutates a room. HTTP handlers and sockets send it `RoomCmd`s through the
 //! registry (`crate::shared`), and sockets leave inputs in its inbox, which it takes at the
-//! start of every turn (each tick of its timer, each command). It answers by writing to
+//! start of every turn (each tick of its timer, each command). At each tick of its timer
+//! it first wakes its sockets to read what their clients sent (`shared::turns`). It answers by writing to
 //! each connection itself (`shared::outbound`), within a bounded send queue, and never
 //! waits on one. This file is the actor loop and all dispatch: every command and
 //! every client message is routed here, to one file per responsibility:
@@ -32,6 +33,7 @@ use crate::shared::census::Census;
 use crate::shared::conn::Frame;
 use crate::shared::inbox::Inbox;
 use crate::shared::registry::{RoomCmd, RoomHandle, RoomInfo};
+use crate::shared::turns::Turns;
 use crate::wire::messages::{InputMsg, Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
 use phase::Phase;
 use seats::{Conn, Seats};
@@ -57,13 +59,17 @@ pub struct Room {
     /// into (kept, so a turn allocates nothing).
     inbox: Arc<Inbox>,
     inputs: Vec<(u64, InputMsg)>,
+    /// Its sockets read at its turns (`shared::turns`).
+    turns: Arc<Turns>,
+    /// The beat of its home its turns fall on (`shared::homes`).
+    beat: u32,
 }
 
 /// Creates a room, registers it and starts its task. `None` when the process is at
 /// `max_rooms`.
 pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
-    let home = shared.homes.pick();
-    let (code, handle, rx) = shared.rooms.open(shared.config.max_rooms, home)?;
+    let berth = shared.homes.pick();
+    let (code, handle, rx) = shared.rooms.open(shared.config.max_rooms, berth.home)?;
     let room = Room {
         code: code.clone(),
         shared: shared.clone(),
@@ -78,9 +84,11 @@ pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
         sessions_kept: Instant::now(),
         inbox: handle.inbox.clone(),
         inputs: Vec::new(),
+        turns: handle.turns.clone(),
+        beat: berth.beat,
     };
     tracing::info!(room = %code, "room opened");
-    shared.homes.spawn(home, room.run(rx));
+    shared.homes.spawn(berth.home, room.run(rx));
     Some((code, handle))
 }
 
@@ -91,8 +99,10 @@ fn err(code: &'static str, msg: impl Into<String>) -> ServerMsg {
 impl Room {
     async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
         let tick = Duration::from_micros(1_000_000 / self.shared.config.tick_hz as u64);
-        let mut timer = tokio::time::interval(tick);
-        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // On its home's beat; a late turn does not move the later ones off it.
+        let first = self.shared.homes.first_turn(self.beat, tick);
+        let mut timer = tokio::time::interval_at(first.into(), tick);
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
             let go_on = tokio::select! {
                 cmd = rx.recv() => match cmd {
@@ -103,6 +113,11 @@ impl Room {
                     None => false,
                 },
                 scheduled = timer.tick() => {
+                    // The sockets read what arrived since the last turn (they run while
+                    // the room yields), then the room takes it.
+                    if self.turns.next() > 0 {
+                        tokio::task::yield_now().await;
+                    }
                     self.take_inputs();
                     self.on_timer(scheduled.into_std())
                 }
@@ -114,6 +129,7 @@ impl Room {
         }
         self.phase = Phase::Closed;
         self.inbox.close();
+        self.turns.close();
         self.publish();
         self.shared.rooms.forget(&self.code);
         tracing::info!(room = %self.code, "room closed");

@@ -176,6 +176,9 @@ async fn drive(
                     continue;
                 }
                 reader.frame(frame).await;
+                if reader.joined {
+                    ws.get_mut().follow_turns();
+                }
             }
         }
     }

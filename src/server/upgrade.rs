@@ -13,7 +13,8 @@ use super::socket::{Socket, serve};
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::gate::{Place, Refused};
-use crate::shared::outbound::Outbound;
+use crate::shared::outbound::{self, Outbound};
+use crate::shared::turns::Turns;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
@@ -158,8 +159,8 @@ pub fn try_upgrade(
         let home = room.as_ref().map_or(0, |room| room.home);
         let homes = shared.clone();
         homes.homes.spawn(home, async move {
-            let stream = match TcpStream::from_std(stream) {
-                Ok(s) => Arc::new(s),
+            let stream = match outbound::stream(stream) {
+                Ok(s) => s,
                 Err(e) => {
                     lost(&shared);
                     tracing::warn!(error = %e, "a socket could not join its room's thread");
@@ -167,8 +168,9 @@ pub fn try_upgrade(
                 }
             };
             let cfg = config(shared.config.max_message_bytes);
-            let out = Outbound::new(stream.clone());
-            let duplex = Duplex::new(stream, early, out.clone());
+            let turns = room.as_ref().map_or_else(Turns::none, |r| r.turns.clone());
+            let out = Outbound::new(stream.clone(), turns.clone());
+            let duplex = Duplex::new(stream, early, out.clone(), turns);
             let socket: Socket =
                 WebSocketStream::from_raw_socket(duplex, Role::Server, Some(cfg)).await;
             serve(socket, out, code, room, shared, place).await;

@@ -18,6 +18,7 @@ pub mod random;
 pub mod registry;
 pub mod session_key;
 pub mod sessions;
+pub mod turns;
 
 use crate::levels::Levels;
 use crate::store::chain::{Chain, Notify};

@@ -5,7 +5,8 @@
 //! socket's task is not woken to write it (that wake-up, a cross-thread hand-over per frame
 //! per socket, was most of a playing room's cost; see docs/PERFORMANCE.md). Only when the
 //! kernel's buffer is full does a frame, or what is left of it, wait in the backlog, and the
-//! socket's task is woken once to write the backlog out as the kernel takes it. Frames are
+//! socket's task is woken once to write the backlog out, a little at each of the room's
+//! turns (`shared::turns`), as the kernel takes it. Frames are
 //! bytes ready for the wire (a WebSocket header and the text, `Frame::wire`), the same
 //! bytes for every connection; what the socket's own WebSocket writes (its pongs and its
 //! close) goes through the same backlog, so nothing overtakes anything.
@@ -14,12 +15,22 @@
 //! drops a `snap` and sends the next one whole). After a close is asked for, frames are
 //! refused; the socket's task is woken to send the close itself, behind the backlog.
 
+use super::turns::{Pace, Turns};
 use bytes::Bytes;
 use std::collections::VecDeque;
-use std::io;
+use std::io::{self, Write};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use tokio::net::TcpStream;
+
+/// A connection's TCP stream, non-blocking and watched by no one: the socket reads and
+/// writes at its room's turns (`shared::turns`), and the room writes to it directly.
+pub type Stream = std::net::TcpStream;
+
+/// `stream`, made non-blocking, ready to be shared by the socket's reading and writing.
+pub fn stream(stream: std::net::TcpStream) -> io::Result<Arc<Stream>> {
+    stream.set_nonblocking(true)?;
+    Ok(Arc::new(stream))
+}
 
 /// Frames a connection's send queue (this backlog, or a test connection's queue) holds
 /// before the room starts dropping `snap`s for it.
@@ -43,7 +54,7 @@ pub enum Wake {
 #[derive(Debug)]
 struct State {
     /// `None` once the socket's task has ended: nothing more is written.
-    stream: Option<Arc<TcpStream>>,
+    stream: Option<Arc<Stream>>,
     /// Bytes the kernel has not taken yet, in order; the front may be part of a frame.
     backlog: VecDeque<Bytes>,
     /// A close was asked for: frames handed over after it are refused.
@@ -54,10 +65,13 @@ struct State {
     close: Option<u16>,
     /// The socket's task, waiting for a `Wake`.
     task: Option<Waker>,
+    /// When a backlog the kernel would not take is tried again: the room's next turn.
+    pace: Pace,
 }
 
 impl Outbound {
-    pub fn new(stream: Arc<TcpStream>) -> Arc<Outbound> {
+    /// The way out of `stream`, whose backlog is written at `turns`.
+    pub fn new(stream: Arc<Stream>, turns: Arc<Turns>) -> Arc<Outbound> {
         Arc::new(Outbound {
             state: Mutex::new(State {
                 stream: Some(stream),
@@ -66,6 +80,7 @@ impl Outbound {
                 broken: false,
                 close: None,
                 task: None,
+                pace: Pace::turns(turns),
             }),
         })
     }
@@ -137,16 +152,12 @@ impl Outbound {
             if st.broken {
                 return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
             }
+            let turn = st.pace.current();
             if st.write_backlog(&stream)? {
                 return Poll::Ready(Ok(()));
             }
-            // The kernel took what it could: wait until it takes more (the readiness was
-            // cleared by the write that would have blocked, so this registers the waker).
-            match stream.poll_write_ready(cx) {
-                Poll::Ready(Ok(())) => continue,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            }
+            // The kernel took what it could: the rest at the room's next turn.
+            std::task::ready!(st.pace.poll_after(cx, turn));
         }
     }
 }
@@ -188,7 +199,7 @@ impl State {
 
     /// Writes from the front of the backlog: `true` when it is empty, `false` when the
     /// kernel's buffer filled first.
-    fn write_backlog(&mut self, stream: &TcpStream) -> io::Result<bool> {
+    fn write_backlog(&mut self, stream: &Stream) -> io::Result<bool> {
         while let Some(front) = self.backlog.front_mut() {
             match write_some(stream, front) {
                 Ok(n) if n == front.len() => {
@@ -210,9 +221,9 @@ impl State {
 
 /// One non-blocking write: how much the kernel took (0 when its buffer is full), or the
 /// socket's error.
-fn write_some(stream: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
+fn write_some(stream: &Stream, bytes: &[u8]) -> io::Result<usize> {
     loop {
-        match stream.try_write(bytes) {
+        match Write::write(&mut &*stream, bytes) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(0),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

@@ -3,14 +3,16 @@
 //!
 //! A room owns its state; the registry holds its mailbox (`RoomCmd`s go in, the room's task
 //! takes them out), its inbox (sockets leave inputs there, taken at the room's next turn:
-//! `shared::inbox`) and a few atomics the room keeps current (its state and head counts)
-//! for quick play and the census. The mailbox and the inbox are the room's whole
-//! interface: HTTP handlers and sockets speak to a room only through them. Neither can
+//! `shared::inbox`), its turns (which wake its sockets to read: `shared::turns`) and a few
+//! atomics the room keeps current (its state and head counts) for quick play and the
+//! census. The mailbox and the inbox are the room's whole interface: HTTP handlers and
+//! sockets speak to a room only through them. Neither can
 //! carry `hello` or `ping` as messages: the socket answers `ping` itself and turns `hello`
 //! into `RoomCmd::Hello`.
 
 use super::conn::ConnLink;
 use super::inbox::Inbox;
+use super::turns::Turns;
 use crate::store::quests::Completion;
 use crate::wire::messages::{Refusal, RoomMsg, RoomState, RoomStatus};
 use std::collections::BTreeMap;
@@ -139,13 +141,15 @@ impl RoomInfo {
     }
 }
 
-/// How to reach a room: its mailbox, its inbox for inputs, its home (`shared::homes`: the
-/// thread its sockets join it on) and its published info.
+/// How to reach a room: its mailbox, its inbox for inputs, its turns (when its sockets read:
+/// `shared::turns`), its home (`shared::homes`: the thread its sockets join it on) and its
+/// published info.
 #[derive(Clone)]
 pub struct RoomHandle {
     pub tx: mpsc::Sender<RoomCmd>,
     pub home: usize,
     pub inbox: Arc<Inbox>,
+    pub turns: Arc<Turns>,
     pub info: Arc<RoomInfo>,
 }
 
@@ -192,6 +196,7 @@ impl Registry {
             tx,
             home,
             inbox: Arc::new(Inbox::default()),
+            turns: Turns::new(),
             info: Arc::new(RoomInfo::new()),
         };
         rooms.insert(code.clone(), handle.clone());
