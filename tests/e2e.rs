@@ -182,6 +182,13 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
     b.click("Join").await;
     b.wait_screen("lobby", 10).await;
     b.click("Ready").await;
+    // The lobby is drawn anew on each `lobby` frame: wait for the one with Bob ready, so
+    // the level picker is not replaced between finding it and choosing from it.
+    a.wait_until(
+        "[...document.querySelectorAll('.tag.ok')].some((t) => t.textContent === 'ready')",
+        10,
+    )
+    .await;
     a.client
         .find(fantoccini::Locator::Css("#level"))
         .await

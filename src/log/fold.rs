@@ -38,6 +38,8 @@ pub struct RoundFold {
     pub ids: Vec<String>,
     pending: TickInputs,
     ended: Option<RoundResult>,
+    /// The buffer the state is encoded into for its hash, kept from tick to tick.
+    scratch: Vec<u8>,
 }
 
 impl RoundFold {
@@ -82,6 +84,7 @@ impl RoundFold {
             ids,
             pending: TickInputs::default(),
             ended: None,
+            scratch: Vec::new(),
         })
     }
 
@@ -232,7 +235,7 @@ impl RoundFold {
         }
         step(&mut self.state, &self.rules, &self.pending, events);
         self.pending.clear();
-        Ok(self.state.state_hash())
+        Ok(self.state.state_hash_in(&mut self.scratch))
     }
 
     /// Whether the state just reached is a snapshot pass of the player audience: every

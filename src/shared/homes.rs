@@ -10,10 +10,10 @@
 //! history's writer stay on the main runtime.
 //!
 //! A home's rooms keep time together: their turns fall on one schedule of the home's,
-//! `BEATS` instants a tick apart, each room on one beat (given in turn), so a home's thread
+//! `BEATS` instants in a tick, each room on one beat (given in turn), so a home's thread
 //! wakes for a beat's rooms at once instead of once for every room (each wake-up costs the
-//! kernel a context switch), and a beat holds few enough rooms that the last of them still
-//! ticks on time.
+//! kernel a context switch), and the rooms are spread evenly over the tick. (Each room on
+//! its own timer, its turns crowded others' and ticks started late: docs/DECISIONS.md.)
 //!
 //! Homes start with the first room. `stop` ends them (the server's last step): each
 //! thread drops its runtime, and with it whatever still ran there.
@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-/// The instants in a tick that a home's rooms take their turns on (at 20 Hz, 5 ms apart).
-pub const BEATS: u32 = 10;
+/// The instants in a tick that a home's rooms take their turns on (at 20 Hz, 2 ms apart).
+pub const BEATS: u32 = 25;
 
 /// The rooms' threads, started on first use.
 #[derive(Debug)]

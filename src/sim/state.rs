@@ -336,7 +336,19 @@ impl KitchenState {
     /// A 64-bit digest (XXH3) of the canonical bytes: equal states, equal hashes, on every
     /// machine. It catches divergence; it is not a security measure.
     pub fn state_hash(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes())
+        self.state_hash_in(&mut Vec::new())
+    }
+
+    /// `state_hash`, with the canonical bytes encoded into `scratch` (cleared first), which
+    /// the caller keeps: a live room hashes its state every tick, and growing a fresh buffer
+    /// to the state's size each time was most of the hash's cost.
+    pub fn state_hash_in(&self, scratch: &mut Vec<u8>) -> u64 {
+        scratch.clear();
+        let config = bincode::config::standard();
+        if bincode::serde::encode_into_std_write(self, scratch, config).is_err() {
+            scratch.clear(); // as `canonical_bytes` does
+        }
+        xxhash_rust::xxh3::xxh3_64(scratch)
     }
 }
 
