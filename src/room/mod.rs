@@ -31,6 +31,7 @@ mod verdict;
 use crate::shared::Shared;
 use crate::shared::census::Census;
 use crate::shared::conn::Frame;
+use crate::shared::homes::Berth;
 use crate::shared::inbox::Inbox;
 use crate::shared::registry::{RoomCmd, RoomHandle, RoomInfo};
 use crate::shared::turns::Turns;
@@ -61,15 +62,19 @@ pub struct Room {
     inputs: Vec<(u64, InputMsg)>,
     /// Its sockets read at its turns (`shared::turns`).
     turns: Arc<Turns>,
-    /// The beat of its home its turns fall on (`shared::homes`).
-    beat: u32,
+    /// Its home and the beat of it its turns fall on (`shared::homes`), given back when it
+    /// closes.
+    berth: Berth,
 }
 
 /// Creates a room, registers it and starts its task. `None` when the process is at
 /// `max_rooms`.
 pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
     let berth = shared.homes.pick();
-    let (code, handle, rx) = shared.rooms.open(shared.config.max_rooms, berth.home)?;
+    let Some((code, handle, rx)) = shared.rooms.open(shared.config.max_rooms, berth.home) else {
+        shared.homes.leave(berth);
+        return None;
+    };
     let room = Room {
         code: code.clone(),
         shared: shared.clone(),
@@ -85,7 +90,7 @@ pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
         inbox: handle.inbox.clone(),
         inputs: Vec::new(),
         turns: handle.turns.clone(),
-        beat: berth.beat,
+        berth,
     };
     tracing::info!(room = %code, "room opened");
     shared.homes.spawn(berth.home, room.run(rx));
@@ -100,7 +105,7 @@ impl Room {
     async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
         let tick = Duration::from_micros(1_000_000 / self.shared.config.tick_hz as u64);
         // On its home's beat; a late turn does not move the later ones off it.
-        let first = self.shared.homes.first_turn(self.beat, tick);
+        let first = self.shared.homes.first_turn(self.berth.beat, tick);
         let mut timer = tokio::time::interval_at(first.into(), tick);
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
@@ -130,6 +135,7 @@ impl Room {
         self.phase = Phase::Closed;
         self.inbox.close();
         self.turns.close();
+        self.shared.homes.leave(self.berth);
         self.publish();
         self.shared.rooms.forget(&self.code);
         tracing::info!(room = %self.code, "room closed");

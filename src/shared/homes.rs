@@ -10,23 +10,32 @@
 //! history's writer stay on the main runtime.
 //!
 //! A home's rooms keep time together: their turns fall on one schedule of the home's,
-//! `BEATS` instants in a tick, each room on one beat (given in turn), so a home's thread
-//! wakes for a beat's rooms at once instead of once for every room (each wake-up costs the
-//! kernel a context switch), and the rooms are spread evenly over the tick. (Each room on
-//! its own timer, its turns crowded others' and ticks started late: docs/DECISIONS.md.)
+//! `BEATS` instants in a tick, so a home's thread wakes for a beat's rooms at once instead
+//! of once for every room (each wake-up costs the kernel a context switch). A new room
+//! joins the first beat of its home with fewer than `ROOMS_A_BEAT` rooms, the beats taken
+//! in an order that spreads the open ones over the tick: few rooms share few wake-ups, and
+//! many rooms are never more than a few to a beat, so the last of a beat still starts its
+//! tick on time (docs/DECISIONS.md has the measurements).
 //!
 //! Homes start with the first room. `stop` ends them (the server's last step): each
 //! thread drops its runtime, and with it whatever still ran there.
 
 use std::future::Future;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-/// The instants in a tick that a home's rooms take their turns on (at 20 Hz, 2 ms apart).
-pub const BEATS: u32 = 25;
+/// The instants in a tick that a home's rooms take their turns on (at 20 Hz, 1 ms apart).
+pub const BEATS: u32 = 50;
+
+/// Rooms a beat of one home takes before the next beat is opened.
+pub const ROOMS_A_BEAT: u32 = 6;
+
+/// The order beats are opened in: the `i`th is `i × STRIDE mod BEATS`, each far from the
+/// ones open before it (17 and 50 share no factor, so every beat comes once).
+const STRIDE: u32 = 17;
 
 /// The rooms' threads, started on first use.
 #[derive(Debug)]
@@ -36,6 +45,8 @@ pub struct Homes {
     started: OnceLock<Option<Started>>,
     /// Where every home's schedule starts.
     origin: Instant,
+    /// Rooms on each beat of each home.
+    beats: Vec<Vec<AtomicU32>>,
 }
 
 /// Where a new room lives: its home, and the beat its turns fall on.
@@ -59,15 +70,37 @@ impl Homes {
             next: AtomicUsize::new(0),
             started: OnceLock::new(),
             origin: Instant::now(),
+            beats: (0..count.max(1))
+                .map(|_| (0..BEATS).map(|_| AtomicU32::new(0)).collect())
+                .collect(),
         }
     }
 
-    /// The berth of a new room: each home in turn, and within a home each beat in turn.
+    /// The berth of a new room: each home in turn, and there the first beat (in opening
+    /// order) with room for it, else the least taken. Given back with `leave`.
     pub fn pick(&self) -> Berth {
-        let n = self.next.fetch_add(1, Relaxed);
-        Berth {
-            home: n % self.count,
-            beat: ((n / self.count) % BEATS as usize) as u32,
+        let home = self.next.fetch_add(1, Relaxed) % self.count;
+        let taken = |beat: u32| {
+            self.beats[home]
+                .get(beat as usize)
+                .map_or(u32::MAX, |n| n.load(Relaxed))
+        };
+        let order = (0..BEATS).map(|i| i * STRIDE % BEATS);
+        let beat = match order.clone().find(|&b| taken(b) < ROOMS_A_BEAT) {
+            Some(b) => b,
+            None => order.min_by_key(|&b| taken(b)).unwrap_or(0),
+        };
+        if let Some(n) = self.beats[home].get(beat as usize) {
+            n.fetch_add(1, Relaxed);
+        }
+        Berth { home, beat }
+    }
+
+    /// A room has closed (or never opened): its beat has room again.
+    pub fn leave(&self, berth: Berth) {
+        let beats = self.beats.get(berth.home);
+        if let Some(n) = beats.and_then(|b| b.get(berth.beat as usize)) {
+            let _ = n.fetch_update(Relaxed, Relaxed, |v| v.checked_sub(1));
         }
     }
 
@@ -148,19 +181,49 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn a_homes_rooms_take_turns_on_its_beats_spread_over_the_tick() {
+    fn a_beat_fills_before_the_next_opens_far_from_it_and_a_room_leaving_frees_its_place() {
         let homes = Homes::new(2);
-        let tick = Duration::from_millis(50);
-        let berths: Vec<Berth> = (0..2 * BEATS as usize).map(|_| homes.pick()).collect();
-        for home in 0..2 {
-            let mut beats: Vec<u32> = berths
-                .iter()
-                .filter(|b| b.home == home)
-                .map(|b| b.beat)
-                .collect();
-            beats.sort_unstable();
-            assert_eq!(beats, (0..BEATS).collect::<Vec<_>>(), "home {home}");
+        let berths: Vec<Berth> = (0..2 * ROOMS_A_BEAT as usize + 2)
+            .map(|_| homes.pick())
+            .collect();
+        let home0: Vec<u32> = berths
+            .iter()
+            .filter(|b| b.home == 0)
+            .map(|b| b.beat)
+            .collect();
+        let first = vec![0; ROOMS_A_BEAT as usize];
+        assert_eq!(
+            &home0[..ROOMS_A_BEAT as usize],
+            &first[..],
+            "few rooms share a beat"
+        );
+        assert_eq!(
+            home0[ROOMS_A_BEAT as usize], STRIDE,
+            "the next beat is far from it"
+        );
+        homes.leave(berths[0]);
+        let again = homes.pick(); // home 0's turn again
+        assert_eq!(
+            again,
+            Berth { home: 0, beat: 0 },
+            "a room leaving frees its place"
+        );
+
+        // Past every beat's share, the least taken.
+        let full = Homes::new(1);
+        let beats: Vec<u32> = (0..BEATS * ROOMS_A_BEAT + BEATS)
+            .map(|_| full.pick().beat)
+            .collect();
+        for b in 0..BEATS {
+            let on = beats.iter().filter(|&&x| x == b).count();
+            assert_eq!(on, ROOMS_A_BEAT as usize + 1, "beat {b}");
         }
+    }
+
+    #[test]
+    fn first_turns_fall_on_their_beats() {
+        let homes = Homes::new(1);
+        let tick = Duration::from_millis(50);
         let now = Instant::now();
         for beat in 0..BEATS {
             let first = homes.first_turn(beat, tick);
