@@ -9,12 +9,13 @@
 //! socket that read all there was since the last turn; the sockets read before the room
 //! goes on (it yields to them), and it takes their inputs in that same turn. Inputs were
 //! already taken only at a turn (`shared::inbox`), so no input waits longer for its tick
-//! than it did; what changes is that every other frame of a client's (`hello`, `ready`,
+//! than it did; what changes is that every other frame of a client's (`ready`, `start`,
 //! `ping`) is read at the room's next turn, at most one tick after it arrived.
 //!
 //! The same turns pace a socket's writing when the kernel's send buffer is full (a client
 //! that reads slowly): what is left is written at the next turn. So no socket is watched
-//! by the kernel at all, and a home's thread wakes only for its rooms' timers.
+//! by the kernel at all, and a home's thread wakes only for timers: its rooms', and those
+//! of sockets on their own time.
 //!
 //! A socket reads on its own time until its `hello` is taken (a client waiting for its
 //! `welcome` should not wait for a turn): first a millisecond after it found nothing, then
