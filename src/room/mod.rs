@@ -3,10 +3,10 @@
 //! Nothing else mutates a room. HTTP handlers and sockets send it `RoomCmd`s through the
 //! registry (`crate::shared`), and sockets leave inputs in its inbox, which it takes at the
 //! start of every turn (each tick of its timer, each command). At each tick of its timer
-//! it first wakes its sockets to read what their clients sent (`shared::turns`). It answers by writing to
-//! each connection itself (`shared::outbound`), within a bounded send queue, and never
-//! waits on one. This file is the actor loop and all dispatch: every command and
-//! every client message is routed here, to one file per responsibility:
+//! it first wakes its sockets to read what their clients sent (`shared::turns`). It
+//! answers by writing to each connection itself (`shared::outbound`), within a bounded
+//! send queue, and never waits on one. This file is the actor loop and all dispatch: every
+//! command and every client message is routed here, to one file per responsibility:
 //!
 //! - `arrivals`: seats and connections (reserve, hello, gone, kill, abandon, the crown);
 //! - `bots`: bot cooks in seats (added, removed, play solo);
