@@ -42,6 +42,10 @@ pub type Socket = WebSocketStream<Duplex>;
 /// gives up on the client's close reply.
 const DRAIN: Duration = Duration::from_secs(3);
 
+/// The heartbeat window: how long a joined client may send nothing, and how long a write
+/// may wait on a client that reads nothing, before the socket is given up.
+const HEARTBEAT: Duration = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
+
 /// Serves one socket for room `code` (`room`, as the upgrade found it: `None` when there
 /// is no such room) until it closes, writing through `out`, on the connection's `place`
 /// (given back when it ends). On a reserve place, its `hello` must return a player to its
@@ -107,7 +111,7 @@ async fn drive(
     let mut last_seen = opened;
     let window = |reader: &Reader, last_seen: Instant| match reader.closing {
         Some(since) => since + DRAIN,
-        None if reader.joined => last_seen + Duration::from_secs(limits::HEARTBEAT_DEAD_S),
+        None if reader.joined => last_seen + HEARTBEAT,
         None => opened + Duration::from_secs(limits::HANDSHAKE_S),
     };
     // One timer for the socket's life. Every frame read moves the window later, and the
@@ -175,8 +179,10 @@ async fn drive(
                 if reader.closing.is_some() || frame.is_close() || frame.is_ping() || frame.is_pong() {
                     continue;
                 }
+                let joined = reader.joined;
                 reader.frame(frame).await;
-                if reader.joined {
+                if reader.joined && !joined {
+                    // Its hello was taken: from now on it reads at its room's turns.
                     ws.get_mut().follow_turns();
                 }
             }
@@ -203,8 +209,7 @@ async fn sleep_until(at: Option<Instant>) {
 /// Writes out the backlog as the client reads it; false when the socket failed or a client
 /// that stopped reading held it past the heartbeat window.
 async fn drain(out: &Outbound) -> bool {
-    let window = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
-    let drained = tokio::time::timeout(window, std::future::poll_fn(|cx| out.poll_drain(cx)));
+    let drained = tokio::time::timeout(HEARTBEAT, std::future::poll_fn(|cx| out.poll_drain(cx)));
     matches!(drained.await, Ok(Ok(())))
 }
 
@@ -230,16 +235,14 @@ impl Writer {
     async fn close(&mut self, ws: &mut Socket, reader: &mut Reader, code: u16) -> bool {
         self.closed = true;
         reader.closing.get_or_insert(Instant::now());
-        let window = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
-        let sent = tokio::time::timeout(window, ws.send(close_frame(code)));
+        let sent = tokio::time::timeout(HEARTBEAT, ws.send(close_frame(code)));
         matches!(sent.await, Ok(Ok(())))
     }
 
     /// Writes every held frame that is due, in one flush. False when the socket failed
     /// or a client that stopped reading held a write past the heartbeat window.
     async fn flush_due(&mut self, ws: &mut Socket, reader: &mut Reader) -> bool {
-        let window = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
-        let written = tokio::time::timeout(window, async {
+        let written = tokio::time::timeout(HEARTBEAT, async {
             let now = Instant::now();
             while let Some((at, _)) = self.held.front()
                 && *at <= now
@@ -373,12 +376,7 @@ impl Reader {
                 };
                 match room.inbox.put(self.link.id, input) {
                     Ok(()) => return,
-                    Err(Refused::Closed) => {
-                        return self.refuse_and_close(
-                            Refusal::new(code::ROOM_GONE, "the room closed"),
-                            close::ROOM_GONE,
-                        );
-                    }
+                    Err(Refused::Closed) => return self.room_gone(),
                     Err(Refused::Full(input)) => RoomCmd::Msg {
                         conn: self.link.id,
                         msg: RoomMsg::Input(input),
@@ -394,11 +392,14 @@ impl Reader {
         if let Some(room) = self.room.as_ref()
             && room.tx.send(cmd).await.is_err()
         {
-            self.refuse_and_close(
-                Refusal::new(code::ROOM_GONE, "the room closed"),
-                close::ROOM_GONE,
-            );
+            self.room_gone();
         }
+    }
+
+    /// The socket's room closed: `room_gone`, and the socket closes.
+    fn room_gone(&mut self) {
+        let refusal = Refusal::new(code::ROOM_GONE, "the room closed");
+        self.refuse_and_close(refusal, close::ROOM_GONE);
     }
 
     /// A `hello` the socket can pass on: the socket's first, a protocol version it speaks, a

@@ -75,14 +75,19 @@ impl Turns {
 
     /// The room's next turn: every waiting socket is woken. How many were.
     pub fn next(&self) -> usize {
-        let woken = {
+        let mut woken = {
             let mut waiting = super::lock(&self.waiting);
             self.turn.fetch_add(1, Ordering::AcqRel);
             std::mem::take(&mut *waiting)
         };
         let n = woken.len();
-        for waker in woken {
+        for waker in woken.drain(..) {
             waker.wake();
+        }
+        // The list goes back, empty, for the sockets' next waits: a turn allocates nothing.
+        let mut waiting = super::lock(&self.waiting);
+        if waiting.is_empty() {
+            *waiting = woken;
         }
         n
     }
