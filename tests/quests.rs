@@ -116,6 +116,42 @@ async fn the_same_batch_written_twice_counts_once() {
 }
 
 #[tokio::test]
+async fn a_group_of_two_rounds_with_a_batch_given_twice_inserts_each_row_once() {
+    // Given two rounds under way, when one insert carries a batch of each and the first
+    // batch again (as a group of the write chain does after a retry), then each row is new
+    // once, the repeat is not, and every row is in the table once.
+    let store = store("group").await;
+    let a = meta();
+    let mut b = (*meta()).clone();
+    b.round_key = "ROOM2-1-0".into();
+    let mut conn = store.pool.acquire().await.unwrap();
+    history::begin_round(&mut conn, &a).await.unwrap();
+    history::begin_round(&mut conn, &b).await.unwrap();
+    let (a1, a2, b1) = (served(10, 0, 1), missed(11), served(10, 1, 1));
+    let rows = [(&*a, &a1), (&*a, &a2), (&b, &b1), (&*a, &a1)];
+    let fresh = history::insert_events(&mut conn, &rows).await.unwrap();
+    assert_eq!(fresh, [true, true, true, false]);
+    let again = history::insert_events(&mut conn, &rows[..3]).await.unwrap();
+    assert_eq!(again, [false, false, false]);
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM events")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_eq!(count, 3);
+    // A run longer than one statement's chunk: 103 rows, then the same with one more.
+    let many: Vec<EventRow> = (100..203).map(missed).collect();
+    let rows: Vec<(&RoundMeta, &EventRow)> = many.iter().map(|r| (&b, r)).collect();
+    let fresh = history::insert_events(&mut conn, &rows).await.unwrap();
+    assert!(fresh.iter().all(|new| *new), "{fresh:?}");
+    let one_more = missed(203);
+    let mut rows = rows;
+    rows.push((&b, &one_more));
+    let fresh = history::insert_events(&mut conn, &rows).await.unwrap();
+    assert_eq!(fresh.iter().filter(|new| **new).count(), 1);
+    assert_eq!(fresh.last(), Some(&true));
+}
+
+#[tokio::test]
 async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once() {
     let store = store("clean").await;
     let meta = meta();

@@ -47,30 +47,43 @@ pub async fn write_events(
     rows: &[EventRow],
     defs: &[QuestDef],
 ) -> sqlx::Result<(u64, Vec<Completion>)> {
-    let fresh = insert_events(conn, meta, rows).await?;
-    let refs: Vec<(&RoundMeta, &EventRow)> = fresh.iter().map(|r| (meta, r)).collect();
+    let rows: Vec<(&RoundMeta, &EventRow)> = rows.iter().map(|r| (meta, r)).collect();
+    let fresh = insert_events(conn, &rows).await?;
+    let refs: Vec<(&RoundMeta, &EventRow)> = rows
+        .iter()
+        .zip(&fresh)
+        .filter_map(|(row, new)| new.then_some(*row))
+        .collect();
     let completions = quests::fold_events(conn, &refs, defs)
         .await?
         .into_iter()
         .map(|(_, c)| c)
         .collect();
-    Ok((fresh.len() as u64, completions))
+    Ok((refs.len() as u64, completions))
 }
 
-/// Inserts a tick's rows and returns the ones that were new (a batch written twice has none).
+/// Inserts event rows of any number of rounds and says, row by row, which were new (a batch
+/// written twice has none; a row given twice is new only the first time).
 pub async fn insert_events(
     conn: &mut SqliteConnection,
-    meta: &RoundMeta,
-    rows: &[EventRow],
-) -> sqlx::Result<Vec<EventRow>> {
-    // One multi-row statement per chunk; RETURNING lists only the rows actually inserted
-    // (an ignored duplicate returns nothing), which are the ones quests may count.
-    let mut fresh: Vec<EventRow> = Vec::new();
-    for chunk in rows.chunks(200) {
+    rows: &[(&RoundMeta, &EventRow)],
+) -> sqlx::Result<Vec<bool>> {
+    // Multi-row statements, whatever round each row is of (the write chain hands over a
+    // group's batches from many rooms at once), in chunks of 64 rows and then of the powers
+    // of two below: seven statement texts in all, each prepared once and kept in the
+    // connection's statement cache, where a text per row count filled the cache with
+    // statements prepared for one use. RETURNING lists only the rows actually inserted, in
+    // no promised order; an ignored duplicate returns nothing.
+    let mut fresh = Vec::with_capacity(rows.len());
+    let mut rest = rows;
+    while !rest.is_empty() {
+        let size = 1 << rest.len().min(64).ilog2();
+        let (chunk, after) = rest.split_at(size);
+        rest = after;
         let mut qb = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
             "INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) ",
         );
-        qb.push_values(chunk, |mut b, r| {
+        qb.push_values(chunk, |mut b, (meta, r)| {
             b.push_bind(&meta.round_key)
                 .push_bind(r.tick as i64)
                 .push_bind(r.n as i64)
@@ -81,19 +94,16 @@ pub async fn insert_events(
                 .push_bind(&r.payload)
                 .push_bind(r.recipe);
         });
-        qb.push(" RETURNING tick, n");
-        let inserted: Vec<(i64, i64)> = qb.build_query_as().fetch_all(&mut *conn).await?;
-        let mut inserted: Vec<(u32, u32)> = inserted
-            .into_iter()
-            .map(|(t, n)| (t as u32, n as u32))
-            .collect();
+        qb.push(" RETURNING round_key, tick, n");
+        let mut inserted: Vec<(String, i64, i64)> =
+            qb.build_query_as().fetch_all(&mut *conn).await?;
         inserted.sort_unstable();
-        fresh.extend(
-            chunk
-                .iter()
-                .filter(|r| inserted.binary_search(&(r.tick, r.n)).is_ok())
-                .cloned(),
-        );
+        for (meta, r) in chunk {
+            let key = (meta.round_key.as_str(), r.tick as i64, r.n as i64);
+            let found = inserted.binary_search_by(|(k, t, n)| (k.as_str(), *t, *n).cmp(&key));
+            // Taken out when found, so the same row given twice counts once.
+            fresh.push(found.map(|i| inserted.remove(i)).is_ok());
+        }
     }
     Ok(fresh)
 }

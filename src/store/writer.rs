@@ -139,43 +139,72 @@ async fn write_in(
         _ => Default::default(),
     };
     let mut tx = conn.begin().await?;
-    let mut out: Vec<JobDone> = Vec::with_capacity(jobs.len());
-    // Batches insert their rows as they come; quest progress is folded once for the whole
-    // group, in order, so a session's quest is read and written once per transaction.
-    let mut fresh: Vec<(Arc<RoundMeta>, Vec<EventRow>)> = Vec::new();
+    let mut out: Vec<JobDone> = jobs.iter().map(|_| (0, Vec::new())).collect();
+    // Consecutive batches insert their rows together, in one statement for the run, before
+    // the next `Must` (a round's start must precede its events); quest progress is folded
+    // once for the whole group, in order, so a session's quest is read and written once per
+    // transaction.
+    let mut fresh: Vec<(&Arc<RoundMeta>, &EventRow)> = Vec::new();
+    let mut run: Vec<usize> = Vec::new();
     let mut first_batch = None;
     for (i, job) in jobs.iter().enumerate() {
-        let mut done = Vec::new();
-        let events = match job {
-            Job::Batch(b) => {
-                let rows = history::insert_events(&mut tx, &b.meta, &b.rows).await?;
+        match job {
+            Job::Batch(_) => {
+                run.push(i);
                 first_batch.get_or_insert(i);
-                let n = rows.len() as u64;
-                fresh.push((b.meta.clone(), rows));
-                n
             }
             Job::Must(must) => {
-                apply(&mut tx, must, defs, &mut done).await?;
-                0
+                insert_run(&mut tx, jobs, &mut run, &mut out, &mut fresh).await?;
+                apply(&mut tx, must, defs, &mut out[i].1).await?;
             }
-            Job::Barrier(_) => 0,
-        };
-        out.push((events, done));
+            Job::Barrier(_) => {}
+        }
     }
+    insert_run(&mut tx, jobs, &mut run, &mut out, &mut fresh).await?;
     if let Some(i) = first_batch {
-        let refs: Vec<(&RoundMeta, &EventRow)> = fresh
-            .iter()
-            .flat_map(|(m, rows)| rows.iter().map(move |r| (m.as_ref(), r)))
-            .collect();
+        let refs: Vec<(&RoundMeta, &EventRow)> =
+            fresh.iter().map(|(m, r)| (m.as_ref(), *r)).collect();
         let completions = quests::fold_events(&mut tx, &refs, defs).await?;
         for (meta, c) in completions {
             if let Some((arc, _)) = fresh.iter().find(|(a, _)| a.round_key == meta.round_key) {
-                out[i].1.push((arc.clone(), c));
+                out[i].1.push(((*arc).clone(), c));
             }
         }
     }
     tx.commit().await?;
     Ok(out)
+}
+
+/// Inserts the rows of a run of batches (`run`, indices into `jobs`) in one go, counts each
+/// batch's new rows into `out` and keeps them, in order, in `fresh`; empties `run`.
+async fn insert_run<'a>(
+    conn: &mut sqlx::SqliteConnection,
+    jobs: &'a [Job],
+    run: &mut Vec<usize>,
+    out: &mut [JobDone],
+    fresh: &mut Vec<(&'a Arc<RoundMeta>, &'a EventRow)>,
+) -> Result<(), WriteError> {
+    let rows: Vec<(usize, &Arc<RoundMeta>, &EventRow)> = run
+        .drain(..)
+        .filter_map(|i| match &jobs[i] {
+            Job::Batch(b) => Some((i, &b.meta, &b.rows)),
+            _ => None,
+        })
+        .flat_map(|(i, meta, rows)| rows.iter().map(move |r| (i, meta, r)))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let plain: Vec<(&RoundMeta, &EventRow)> =
+        rows.iter().map(|(_, m, r)| (m.as_ref(), *r)).collect();
+    let new = history::insert_events(conn, &plain).await?;
+    for ((i, meta, row), new) in rows.into_iter().zip(new) {
+        if new {
+            out[i].0 += 1;
+            fresh.push((meta, row));
+        }
+    }
+    Ok(())
 }
 
 /// After a batch arrives at an idle writer, how long it waits for others to share its
