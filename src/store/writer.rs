@@ -287,6 +287,7 @@ pub(super) async fn run(
             }
         };
         let mut storage_failed = false;
+        let mut must_failed = false;
         let mut again = Vec::new();
         for (job, result) in jobs.into_iter().zip(results) {
             match (job, result) {
@@ -327,21 +328,34 @@ pub(super) async fn run(
                 (Job::Must(m), Err(WriteError::Job(e))) => {
                     stats.write_errors.fetch_add(1, Relaxed);
                     log_once_a_second(&mut last_error_log, &e);
+                    must_failed = true;
                     again.push(Job::Must(m));
                 }
             }
         }
         hold_again(&mut held, again);
-        if storage_failed {
-            backoff = Some(storage_fault(&stats, backoff));
-        } else {
-            if stats.storage_degraded.swap(false, Relaxed) {
-                tracing::warn!("history writes resumed: the storage fault cleared");
-            }
-            // A `Must` that failed as a job waits a second, not a busy loop.
-            backoff = (!held.is_empty()).then_some(Duration::from_secs(1));
-        }
+        backoff = next_wait(&stats, backoff, storage_failed, must_failed);
     }
+}
+
+/// How long the writer waits before its next group, after one that ended as said: longer
+/// and longer through a storage fault; a second after a `Must` failed as a job (not a busy
+/// loop); else not at all, even with jobs left over from a full group (waiting for those
+/// too once held a busy writer to one group a second: the history bench fell from 164,000
+/// to 22,000 events a second).
+fn next_wait(
+    stats: &ChainStats,
+    backoff: Option<Duration>,
+    storage_failed: bool,
+    must_failed: bool,
+) -> Option<Duration> {
+    if storage_failed {
+        return Some(storage_fault(stats, backoff));
+    }
+    if stats.storage_degraded.swap(false, Relaxed) {
+        tracing::warn!("history writes resumed: the storage fault cleared");
+    }
+    must_failed.then_some(Duration::from_secs(1))
 }
 
 /// The storage failed: it is reported degraded, and the next try waits longer (0.25 s
@@ -397,5 +411,36 @@ fn log_once_a_second(last: &mut Option<Instant>, error: &str) {
             error,
             "history write failed; held and retried until the database takes it (the replay files keep everything)"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_waits_only_after_a_failure() {
+        let stats = ChainStats::default();
+        // A good group, whatever is left over: the next one at once.
+        assert_eq!(next_wait(&stats, None, false, false), None);
+        // A `Must` that failed as a job: a second.
+        assert_eq!(
+            next_wait(&stats, None, false, true),
+            Some(Duration::from_secs(1))
+        );
+        // The storage: 0.25 s doubling to 5 s, reported degraded until a group commits.
+        let first = next_wait(&stats, None, true, false);
+        assert_eq!(first, Some(FIRST_BACKOFF));
+        assert_eq!(
+            next_wait(&stats, first, true, false),
+            Some(FIRST_BACKOFF * 2)
+        );
+        assert_eq!(
+            next_wait(&stats, Some(MAX_BACKOFF), true, false),
+            Some(MAX_BACKOFF)
+        );
+        assert!(stats.storage_degraded.load(Relaxed));
+        assert_eq!(next_wait(&stats, Some(MAX_BACKOFF), false, false), None);
+        assert!(!stats.storage_degraded.load(Relaxed));
     }
 }
