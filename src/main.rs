@@ -6,8 +6,8 @@ use clap::Parser;
 use std::process::ExitCode;
 
 /// mimalloc rather than glibc's allocator: the server allocates and frees small buffers on
-/// every tick and every frame across its threads, and glibc's arenas cost about 6 % of its
-/// CPU under load (docs/PERFORMANCE.md has the measurement).
+/// every tick and every frame across its threads, and with glibc's allocator it needed about
+/// a fifth more user-space CPU under load (docs/DECISIONS.md has the measurement).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
