@@ -80,19 +80,15 @@ impl Homes {
     /// order) with room for it, else the least taken. Given back with `leave`.
     pub fn pick(&self) -> Berth {
         let home = self.next.fetch_add(1, Relaxed) % self.count;
-        let taken = |beat: u32| {
-            self.beats[home]
-                .get(beat as usize)
-                .map_or(u32::MAX, |n| n.load(Relaxed))
-        };
+        // Every beat in `order` is below BEATS, the length of each home's list.
+        let beats = &self.beats[home];
+        let taken = |beat: u32| beats[beat as usize].load(Relaxed);
         let order = (0..BEATS).map(|i| i * STRIDE % BEATS);
         let beat = match order.clone().find(|&b| taken(b) < ROOMS_A_BEAT) {
             Some(b) => b,
             None => order.min_by_key(|&b| taken(b)).unwrap_or(0),
         };
-        if let Some(n) = self.beats[home].get(beat as usize) {
-            n.fetch_add(1, Relaxed);
-        }
+        beats[beat as usize].fetch_add(1, Relaxed);
         Berth { home, beat }
     }
 

@@ -327,10 +327,14 @@ impl KitchenState {
         }
     }
 
-    /// The canonical bytes of the whole state (RNG included): bincode of the derived
-    /// encoding, in which every collection is an ordered `Vec`.
-    pub fn canonical_bytes(&self) -> Vec<u8> {
-        bincode::serde::encode_to_vec(self, bincode::config::standard()).unwrap_or_default()
+    /// The canonical bytes of the whole state (RNG included), written into `out` (cleared
+    /// first): bincode of the derived encoding, in which every collection is an ordered
+    /// `Vec`. Left empty if the encoding failed, which the derived encoding never does.
+    fn canonical_into(&self, out: &mut Vec<u8>) {
+        out.clear();
+        if bincode::serde::encode_into_std_write(self, out, bincode::config::standard()).is_err() {
+            out.clear();
+        }
     }
 
     /// A 64-bit digest (XXH3) of the canonical bytes: equal states, equal hashes, on every
@@ -339,15 +343,11 @@ impl KitchenState {
         self.state_hash_in(&mut Vec::new())
     }
 
-    /// `state_hash`, with the canonical bytes encoded into `scratch` (cleared first), which
-    /// the caller keeps: a live room hashes its state every tick, and growing a fresh buffer
-    /// to the state's size each time was most of the hash's cost.
+    /// `state_hash`, with the canonical bytes encoded into `scratch`, which the caller
+    /// keeps: a live room hashes its state every tick, and growing a fresh buffer to the
+    /// state's size each time was most of the hash's cost.
     pub fn state_hash_in(&self, scratch: &mut Vec<u8>) -> u64 {
-        scratch.clear();
-        let config = bincode::config::standard();
-        if bincode::serde::encode_into_std_write(self, scratch, config).is_err() {
-            scratch.clear(); // as `canonical_bytes` does
-        }
+        self.canonical_into(scratch);
         xxhash_rust::xxh3::xxh3_64(scratch)
     }
 }

@@ -17,7 +17,7 @@
 
 use super::Store;
 use super::history;
-use super::jobs::{ChainStats, Faults, Job, Must, Notify};
+use super::jobs::{Batch, ChainStats, Faults, Job, Must, Notify};
 use super::quests::{self, Completion, QuestDef};
 use super::rows::{EventRow, RoundMeta};
 use std::collections::VecDeque;
@@ -144,30 +144,31 @@ async fn write_in(
     // the next `Must` (a round's start must precede its events); quest progress is folded
     // once for the whole group, in order, so a session's quest is read and written once per
     // transaction.
-    let mut fresh: Vec<(&Arc<RoundMeta>, &EventRow)> = Vec::new();
-    let mut run: Vec<usize> = Vec::new();
-    let mut first_batch = None;
+    let mut fresh: Vec<(&RoundMeta, &EventRow)> = Vec::new();
+    let mut run: Vec<(usize, &Batch)> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
         match job {
-            Job::Batch(_) => {
-                run.push(i);
-                first_batch.get_or_insert(i);
-            }
+            Job::Batch(b) => run.push((i, b)),
             Job::Must(must) => {
-                insert_run(&mut tx, jobs, &mut run, &mut out, &mut fresh).await?;
+                insert_run(&mut tx, &mut run, &mut out, &mut fresh).await?;
                 apply(&mut tx, must, defs, &mut out[i].1).await?;
             }
             Job::Barrier(_) => {}
         }
     }
-    insert_run(&mut tx, jobs, &mut run, &mut out, &mut fresh).await?;
-    if let Some(i) = first_batch {
-        let refs: Vec<(&RoundMeta, &EventRow)> =
-            fresh.iter().map(|(m, r)| (m.as_ref(), *r)).collect();
-        let completions = quests::fold_events(&mut tx, &refs, defs).await?;
-        for (meta, c) in completions {
-            if let Some((arc, _)) = fresh.iter().find(|(a, _)| a.round_key == meta.round_key) {
-                out[i].1.push(((*arc).clone(), c));
+    insert_run(&mut tx, &mut run, &mut out, &mut fresh).await?;
+    // The group's completions are reported with its first batch.
+    let batches = jobs.iter().enumerate().filter_map(|(i, j)| match j {
+        Job::Batch(b) => Some((i, b)),
+        _ => None,
+    });
+    if let Some((first, _)) = batches.clone().next() {
+        for (meta, c) in quests::fold_events(&mut tx, &fresh, defs).await? {
+            let round = batches
+                .clone()
+                .find(|(_, b)| b.meta.round_key == meta.round_key);
+            if let Some((_, b)) = round {
+                out[first].1.push((b.meta.clone(), c));
             }
         }
     }
@@ -175,33 +176,29 @@ async fn write_in(
     Ok(out)
 }
 
-/// Inserts the rows of a run of batches (`run`, indices into `jobs`) in one go, counts each
-/// batch's new rows into `out` and keeps them, in order, in `fresh`; empties `run`.
+/// Inserts the rows of a run of batches (each with its index among the group's jobs) in
+/// one go, counts each batch's new rows into `out` and keeps them, in order, in `fresh`;
+/// empties `run`.
 async fn insert_run<'a>(
     conn: &mut sqlx::SqliteConnection,
-    jobs: &'a [Job],
-    run: &mut Vec<usize>,
+    run: &mut Vec<(usize, &'a Batch)>,
     out: &mut [JobDone],
-    fresh: &mut Vec<(&'a Arc<RoundMeta>, &'a EventRow)>,
+    fresh: &mut Vec<(&'a RoundMeta, &'a EventRow)>,
 ) -> Result<(), WriteError> {
-    let rows: Vec<(usize, &Arc<RoundMeta>, &EventRow)> = run
-        .drain(..)
-        .filter_map(|i| match &jobs[i] {
-            Job::Batch(b) => Some((i, &b.meta, &b.rows)),
-            _ => None,
-        })
-        .flat_map(|(i, meta, rows)| rows.iter().map(move |r| (i, meta, r)))
-        .collect();
+    let mut rows: Vec<(&'a RoundMeta, &'a EventRow)> = Vec::new();
+    let mut owners: Vec<usize> = Vec::new();
+    for (i, b) in run.drain(..) {
+        rows.extend(b.rows.iter().map(|r| (b.meta.as_ref(), r)));
+        owners.resize(rows.len(), i);
+    }
     if rows.is_empty() {
         return Ok(());
     }
-    let plain: Vec<(&RoundMeta, &EventRow)> =
-        rows.iter().map(|(_, m, r)| (m.as_ref(), *r)).collect();
-    let new = history::insert_events(conn, &plain).await?;
-    for ((i, meta, row), new) in rows.into_iter().zip(new) {
+    let new = history::insert_events(conn, &rows).await?;
+    for ((row, i), new) in rows.into_iter().zip(owners).zip(new) {
         if new {
             out[i].0 += 1;
-            fresh.push((meta, row));
+            fresh.push(row);
         }
     }
     Ok(())
