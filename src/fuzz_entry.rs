@@ -15,7 +15,7 @@ pub fn client_frame(data: &[u8]) {
 }
 
 /// A replay file, as `verify` and `replay` read it: records decoded, the round re-run,
-/// every recorded frame inflated and compared.
+/// every recorded frame decompressed and compared.
 pub fn replay_file(data: &[u8]) {
     let _ = crate::verify::replay_bytes(data);
 }

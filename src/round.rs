@@ -6,10 +6,10 @@
 //! with the current tick and checked by the fold before it is appended (invariant 4: only
 //! what folds is written), each closed tick appends a `TickClosed` with the state hash, each
 //! pass encodes one frame (`PlayerPasses`, which `verify` re-runs too), and the frames go to
-//! the file in deflated one-second blocks, with a flush after each so a crash loses at
+//! the file in compressed one-second blocks, with a flush after each so a crash loses at
 //! most a second.
 
-use crate::log::frames::{FrameDeflater, PASSES_PER_BLOCK};
+use crate::log::frames::{FrameCompressor, PASSES_PER_BLOCK};
 use crate::log::{Accepted, FoldError, Header, Record, ReplayWriter, RoundFold};
 use crate::sim::{Event, RoundResult, RoundSummary};
 use crate::wire::{PassEncoder, SnapFrame, project};
@@ -71,8 +71,8 @@ pub struct Round<W: Write> {
     fold: RoundFold,
     writer: ReplayWriter<W>,
     players: PlayerPasses,
-    deflater: FrameDeflater,
-    /// Passes pushed into the deflater since the last block was written.
+    compressor: FrameCompressor,
+    /// Passes pushed into the compressor since the last block was written.
     block_len: usize,
     block_first_pass: u32,
     passes: u32,
@@ -89,7 +89,7 @@ impl<W: Write> Round<W> {
             fold,
             writer,
             players,
-            deflater: FrameDeflater::default(),
+            compressor: FrameCompressor::new()?,
             block_len: 0,
             block_first_pass: 0,
             passes: 0,
@@ -127,7 +127,7 @@ impl<W: Write> Round<W> {
     }
 
     fn record_pass(&mut self, frame: &SnapFrame) -> Result<(), RoundError> {
-        self.deflater.push(frame.raw());
+        self.compressor.push(frame.raw());
         self.block_len += 1;
         self.passes += 1;
         if self.block_len >= PASSES_PER_BLOCK {
@@ -138,10 +138,10 @@ impl<W: Write> Round<W> {
 
     fn write_block(&mut self) -> Result<(), RoundError> {
         if self.block_len > 0 {
-            let deflated = self.deflater.cut();
+            let compressed = self.compressor.cut()?;
             self.writer.append(&Record::FramesSent {
                 first_pass: self.block_first_pass,
-                deflated,
+                compressed,
             })?;
             self.block_first_pass = self.passes;
             self.block_len = 0;

@@ -8,7 +8,7 @@
 //! prefix has verified.
 
 use crate::log::file::ReplayRead;
-use crate::log::frames::FrameInflater;
+use crate::log::frames::FrameDecompressor;
 use crate::log::{Applied, Header, Record, RoundFold, read_replay};
 use crate::round::PlayerPasses;
 use crate::sim::{Event, RoundResult};
@@ -96,7 +96,7 @@ struct Check {
     players: PlayerPasses,
     frames: Vec<(u32, SnapFrame)>,
     events: Vec<Event>,
-    inflater: FrameInflater,
+    decompressor: FrameDecompressor,
     checked_passes: usize,
     first_bad_hash: Option<u32>,
     ended: bool,
@@ -140,13 +140,20 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
             return rerun;
         }
     };
+    let decompressor = match FrameDecompressor::of_version(header.format_version) {
+        Ok(i) => i,
+        Err(e) => {
+            rerun.verdict = Verdict::Unreadable(format!("record 0 (Started): {e}"));
+            return rerun;
+        }
+    };
     let (players, first) = PlayerPasses::start(&fold);
     let mut check = Check {
         fold,
         players,
         frames: vec![(0, first)],
         events: Vec::new(),
-        inflater: FrameInflater::default(),
+        decompressor,
         checked_passes: 0,
         first_bad_hash: None,
         ended: false,
@@ -175,8 +182,8 @@ impl Check {
         match record {
             Record::FramesSent {
                 first_pass,
-                deflated,
-            } => self.frames_sent(*first_pass, deflated, bad),
+                compressed,
+            } => self.frames_sent(*first_pass, compressed, bad),
             Record::Ended { result, .. } => match self.fold.apply(record, &mut self.events) {
                 Ok(Applied::Ended { matches }) => {
                     self.ended = true;
@@ -206,10 +213,10 @@ impl Check {
     fn frames_sent(
         &mut self,
         first_pass: u32,
-        deflated: &[u8],
+        compressed: &[u8],
         bad: impl Fn(&dyn fmt::Display) -> Verdict,
     ) -> Result<(), Verdict> {
-        let recorded = self.inflater.block(deflated).map_err(|e| bad(&e))?;
+        let recorded = self.decompressor.block(compressed).map_err(|e| bad(&e))?;
         if first_pass as usize != self.checked_passes {
             return Err(bad(&format!(
                 "frames start at pass {first_pass}, expected {}",

@@ -141,3 +141,28 @@ fn a_four_bot_round_of_every_campaign_level_writes_at_most_256_kb() {
         );
     }
 }
+
+#[test]
+fn a_replay_written_in_format_version_1_still_verifies_and_shows_the_same_frames() {
+    // Given the first kitchen's golden round as format version 1 wrote it (frames deflated),
+    // kept from before version 2 (frames in zstd).
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let old = std::fs::read(dir.join("tests/fixtures/replays/format1_first_kitchen.ucr")).unwrap();
+    assert_eq!(u16::from_le_bytes([old[8], old[9]]), 1);
+    // When it is verified, and the same round is simulated again by this build.
+    let rerun = replay_bytes(&old);
+    let level = kitchen::campaign().into_iter().next().unwrap();
+    let new = undercooked::simulate::simulate(&level, 1, 4, 20)
+        .unwrap()
+        .bytes;
+    // Then it verifies, this build writes version 2, and both files hold the same frames.
+    assert_eq!(rerun.verdict, Verdict::Identical);
+    assert_eq!(u16::from_le_bytes([new[8], new[9]]), 2);
+    let frames = |bytes: &[u8]| {
+        undercooked::log::frames::recorded(&undercooked::log::read_replay(bytes).unwrap().records)
+            .unwrap()
+    };
+    let (a, b) = (frames(&old), frames(&new));
+    assert_eq!(a.len(), 1611, "the 1,611 passes of that round");
+    assert_eq!(a, b);
+}

@@ -44,6 +44,13 @@ pub struct RoundFold {
 
 impl RoundFold {
     pub fn new(header: Header) -> Result<RoundFold, FoldError> {
+        if !(1..=super::records::FORMAT_VERSION).contains(&header.format_version) {
+            return Err(FoldError(format!(
+                "format version {} in the header; this build reads 1 to {}",
+                header.format_version,
+                super::records::FORMAT_VERSION
+            )));
+        }
         if header.sim_version > crate::sim::SIM_VERSION {
             return Err(FoldError(format!(
                 "recorded by sim version {}, newer than this build's {}",

@@ -1,104 +1,160 @@
 //! The recorded frames: what the player audience was sent, kept for `verify`.
 //!
-//! All of a round's frames form one raw-deflate stream, each frame's JSON followed by a
+//! All of a round's frames form one compressed stream, each frame's JSON followed by a
 //! newline (JSON never contains a raw one, so the split is exact). The stream is cut into
-//! blocks at sync-flush points (the live room writes one block a second, with its flush):
-//! each `FramesSent` record holds the bytes of one block, and a reader inflates the blocks in
+//! blocks at flush points (the live room writes one block a second, with its flush): each
+//! `FramesSent` record holds the bytes of one block, and a reader decompresses the blocks in
 //! order. Sharing one stream lets every block reuse the window of the seconds before it,
-//! which is what keeps a 150 s round's frames small (deflate via flate2, pure Rust).
+//! which is what keeps a 150 s round's frames small.
+//!
+//! The codec is the replay's format version's (`Codec::of_version`): version 2, what this
+//! build writes, is a zstd stream with its parameters set below; version 1 was raw deflate
+//! (flate2, pure Rust) and is still read. docs/DECISIONS.md has what each measured.
 
-use flate2::write::DeflateEncoder;
-use flate2::{Compression, Decompress, FlushDecompress, Status};
-use std::io::Write;
-
-/// The deflate level of the frame stream. Measured on the golden rounds' frames (a 4-bot
-/// round re-deflated at each level, docs/DECISIONS.md): level 9 cost 18–20 µs a frame, level
-/// 5 about 4 µs for 5–9 % more bytes; the 64×64 hall's 150 s round stays well under 256 KB.
-const LEVEL: u32 = 5;
+use flate2::{Decompress, FlushDecompress, Status};
+use zstd::stream::raw::{Decoder, Encoder, InBuffer, Operation, OutBuffer};
+use zstd::zstd_safe::{CParameter, DParameter, Strategy};
 
 /// Passes per block the writers aim for (a full-frame cadence: one second at 20 Hz).
 pub const PASSES_PER_BLOCK: usize = 20;
-/// The most one block may inflate to; more is corruption, not frames.
+/// The most one block may decompress to; more is corruption, not frames.
 const MAX_BLOCK_INFLATED: usize = 64 << 20;
+/// The largest zstd window a reader accepts (the writer uses 2^16); a stream asking for more
+/// is not ours, and is refused rather than given the memory.
+const MAX_WINDOW_LOG: u32 = 20;
 
-/// The writing side: frames in, one block's bytes out at each `cut`.
-///
-/// Frames wait as plain text until the cut and are deflated there in one go: a deflate
-/// state is a few hundred KB of tables, and with a hundred rooms touching theirs twenty
-/// times a second each touch missed the cache (the live profile showed deflate at 20 % of
-/// the server's CPU, ten times what the same frames cost one room alone). Once a second per
-/// room, the tables are warm for the whole block. The bytes are the same either way.
-pub struct FrameDeflater {
-    enc: DeflateEncoder<Vec<u8>>,
-    pending: Vec<u8>,
+/// How a replay's frame stream is compressed, by the file's format version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    /// Format version 1: one raw-deflate stream, blocks cut at sync flushes.
+    Deflate,
+    /// Format version 2: one zstd frame, blocks cut at `ZSTD_e_flush`.
+    Zstd,
 }
 
-impl Default for FrameDeflater {
-    fn default() -> Self {
-        FrameDeflater {
-            enc: DeflateEncoder::new(Vec::new(), Compression::new(LEVEL)),
-            pending: Vec::new(),
+impl Codec {
+    pub fn of_version(format_version: u16) -> Result<Codec, String> {
+        match format_version {
+            1 => Ok(Codec::Deflate),
+            2 => Ok(Codec::Zstd),
+            v => Err(format!("no frame codec for format version {v}")),
         }
     }
 }
 
-impl FrameDeflater {
+/// The writing side: frames in, one block's bytes out at each `cut`.
+///
+/// Frames wait as plain text until the cut and are compressed there in one go: a
+/// compressor's tables are a few hundred KB, and with a hundred rooms touching theirs twenty
+/// times a second each touch missed the cache (the live profile showed deflate at 20 % of
+/// the server's CPU, ten times what the same frames cost one room alone). Once a second per
+/// room, the tables are warm for the whole block. The bytes are the same either way.
+///
+/// The parameters are zstd's greedy strategy with a 64 KB window (the last few seconds of
+/// frames, which is where the matches are), 2^14-entry hash and chain tables, two probes
+/// and matches of at least 5 bytes: on the golden rounds' frames with a hundred rounds
+/// interleaved, half the CPU of deflate level 5 for about the same bytes.
+pub struct FrameCompressor {
+    enc: Encoder<'static>,
+    pending: Vec<u8>,
+}
+
+impl FrameCompressor {
+    pub fn new() -> std::io::Result<FrameCompressor> {
+        let mut enc = Encoder::new(3)?;
+        for p in [
+            CParameter::WindowLog(16),
+            CParameter::HashLog(14),
+            CParameter::ChainLog(14),
+            CParameter::SearchLog(2),
+            CParameter::MinMatch(5),
+            CParameter::TargetLength(0),
+            CParameter::Strategy(Strategy::ZSTD_greedy),
+        ] {
+            enc.set_parameter(p)?;
+        }
+        Ok(FrameCompressor {
+            enc,
+            pending: Vec::new(),
+        })
+    }
+
     pub fn push(&mut self, frame: &str) {
         self.pending.extend_from_slice(frame.as_bytes());
         self.pending.push(b'\n');
     }
 
-    /// Ends the current block at a sync-flush point and returns its bytes.
-    pub fn cut(&mut self) -> Vec<u8> {
-        // Writing into a Vec cannot fail.
-        let _ = self.enc.write_all(&self.pending);
+    /// Ends the current block at a flush point and returns its bytes.
+    pub fn cut(&mut self) -> std::io::Result<Vec<u8>> {
+        let mut out: Vec<u8> =
+            Vec::with_capacity(zstd::zstd_safe::compress_bound(self.pending.len()) + 64);
+        let mut input = InBuffer::around(&self.pending);
+        while input.pos() < self.pending.len() {
+            reserve_some(&mut out);
+            let at = out.len();
+            let mut output = OutBuffer::around_pos(&mut out, at);
+            self.enc.run(&mut input, &mut output)?;
+        }
+        loop {
+            reserve_some(&mut out);
+            let at = out.len();
+            let mut output = OutBuffer::around_pos(&mut out, at);
+            if self.enc.flush(&mut output)? == 0 {
+                break;
+            }
+        }
         self.pending.clear();
-        let _ = self.enc.flush();
-        std::mem::take(self.enc.get_mut())
+        Ok(out)
+    }
+}
+
+/// Room for at least 4 KB more output.
+fn reserve_some(out: &mut Vec<u8>) {
+    if out.capacity() - out.len() < 4096 {
+        out.reserve(out.capacity().max(4096));
     }
 }
 
 /// The reading side: blocks in, in order; whole frames out.
-pub struct FrameInflater {
-    dec: Decompress,
+pub struct FrameDecompressor {
+    backend: Backend,
     partial: Vec<u8>,
 }
 
-impl Default for FrameInflater {
-    fn default() -> Self {
-        FrameInflater {
-            dec: Decompress::new(false),
-            partial: Vec::new(),
-        }
-    }
+/// The codec's own state: one stream runs through every block.
+enum Backend {
+    Deflate(Decompress),
+    Zstd(Box<Decoder<'static>>),
 }
 
-impl FrameInflater {
-    /// Inflates the next block and returns the frames it completes.
+impl FrameDecompressor {
+    pub fn new(codec: Codec) -> Result<FrameDecompressor, String> {
+        let backend = match codec {
+            Codec::Deflate => Backend::Deflate(Decompress::new(false)),
+            Codec::Zstd => {
+                let mut dec = Decoder::new().map_err(|e| format!("no zstd decoder: {e}"))?;
+                dec.set_parameter(DParameter::WindowLogMax(MAX_WINDOW_LOG))
+                    .map_err(|e| format!("no zstd decoder: {e}"))?;
+                Backend::Zstd(Box::new(dec))
+            }
+        };
+        Ok(FrameDecompressor {
+            backend,
+            partial: Vec::new(),
+        })
+    }
+
+    /// The reader of a round whose header says `format_version`.
+    pub fn of_version(format_version: u16) -> Result<FrameDecompressor, String> {
+        FrameDecompressor::new(Codec::of_version(format_version)?)
+    }
+
+    /// Decompresses the next block and returns the frames it completes.
     pub fn block(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
-        let mut out: Vec<u8> = Vec::with_capacity(bytes.len() * 12 + 1024);
-        let mut input = bytes;
-        loop {
-            if out.len() == out.capacity() {
-                out.reserve(out.capacity().max(4096));
-            }
-            let before_in = self.dec.total_in();
-            let status = self
-                .dec
-                .decompress_vec(input, &mut out, FlushDecompress::Sync)
-                .map_err(|e| format!("frames block does not inflate: {e}"))?;
-            let used = (self.dec.total_in() - before_in) as usize;
-            input = &input[used..];
-            if out.len() > MAX_BLOCK_INFLATED {
-                return Err("frames block inflates to more than 64 MiB".into());
-            }
-            match status {
-                Status::StreamEnd => break,
-                _ if input.is_empty() && out.len() < out.capacity() => break,
-                Status::BufError if input.is_empty() => break,
-                _ => {}
-            }
-        }
+        let out = match &mut self.backend {
+            Backend::Deflate(dec) => inflate(dec, bytes)?,
+            Backend::Zstd(dec) => unzstd(dec, bytes)?,
+        };
         self.partial.extend_from_slice(&out);
         let mut frames = Vec::new();
         let mut start = 0;
@@ -115,13 +171,67 @@ impl FrameInflater {
     }
 }
 
-/// Every frame a round's records hold, in pass order (its `FramesSent` blocks inflated).
+fn inflate(dec: &mut Decompress, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() * 12 + 1024);
+    let mut input = bytes;
+    loop {
+        if out.len() == out.capacity() {
+            out.reserve(out.capacity().max(4096));
+        }
+        let before_in = dec.total_in();
+        let status = dec
+            .decompress_vec(input, &mut out, FlushDecompress::Sync)
+            .map_err(|e| format!("frames block does not inflate: {e}"))?;
+        let used = (dec.total_in() - before_in) as usize;
+        input = &input[used..];
+        if out.len() > MAX_BLOCK_INFLATED {
+            return Err("frames block inflates to more than 64 MiB".into());
+        }
+        match status {
+            Status::StreamEnd => break,
+            _ if input.is_empty() && out.len() < out.capacity() => break,
+            Status::BufError if input.is_empty() => break,
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn unzstd(dec: &mut Decoder<'static>, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() * 12 + 1024);
+    let mut input = InBuffer::around(bytes);
+    loop {
+        reserve_some(&mut out);
+        let room = out.capacity() - out.len();
+        let before = out.len();
+        let mut output = OutBuffer::around_pos(&mut out, before);
+        dec.run(&mut input, &mut output)
+            .map_err(|e| format!("frames block does not decompress: {e}"))?;
+        let wrote = output.pos() - before;
+        drop(output);
+        if out.len() > MAX_BLOCK_INFLATED {
+            return Err("frames block decompresses to more than 64 MiB".into());
+        }
+        // Done when the input is used up and the output had room to spare (zstd holds
+        // nothing back then).
+        if input.pos() == bytes.len() && wrote < room {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Every frame a round's records hold, in pass order (its `FramesSent` blocks decompressed
+/// with the codec its header names).
 pub fn recorded(records: &[super::Record]) -> Result<Vec<String>, String> {
-    let mut inflater = FrameInflater::default();
+    let Some(super::Record::Started(header)) = records.first() else {
+        return Err("the records do not start with a header".into());
+    };
+    let mut decompressor = FrameDecompressor::of_version(header.format_version)?;
     let mut frames = Vec::new();
     for r in records {
-        if let super::Record::FramesSent { deflated, .. } = r {
-            frames.extend(inflater.block(deflated)?);
+        if let super::Record::FramesSent { compressed, .. } = r {
+            frames.extend(decompressor.block(compressed)?);
         }
     }
     Ok(frames)
@@ -131,25 +241,63 @@ pub fn recorded(records: &[super::Record]) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
 
+    fn frames() -> Vec<String> {
+        (0..50)
+            .map(|t| format!("{{\"t\":{t},\"x\":\"{}\"}}", "ab".repeat(t)))
+            .collect()
+    }
+
     #[test]
     fn frames_round_trip_through_consecutive_blocks() {
-        let mut d = FrameDeflater::default();
-        let mut i = FrameInflater::default();
-        let frames: Vec<String> = (0..50)
-            .map(|t| format!("{{\"t\":{t},\"x\":\"{}\"}}", "ab".repeat(t)))
-            .collect();
+        let frames = frames();
+        let mut d = FrameCompressor::new().unwrap();
+        let mut i = FrameDecompressor::of_version(crate::log::records::FORMAT_VERSION).unwrap();
         d.push(&frames[0]);
         d.push(&frames[1]);
-        let b1 = d.cut();
+        let b1 = d.cut().unwrap();
         for f in &frames[2..] {
             d.push(f);
         }
-        let b2 = d.cut();
+        let b2 = d.cut().unwrap();
+        // Each block stands as written: its frames come out before the next block is read.
         let mut got = i.block(&b1).unwrap();
+        assert_eq!(got.len(), 2);
         got.extend(i.block(&b2).unwrap());
         assert_eq!(got, frames);
+        for bad in [&b"\xff\xff not zstd at all"[..], &b2[..]] {
+            // Garbage, or the second block without the first.
+            assert!(
+                FrameDecompressor::new(Codec::Zstd)
+                    .unwrap()
+                    .block(bad)
+                    .is_err()
+            );
+        }
+    }
+
+    #[test]
+    fn a_version_1_stream_of_deflate_blocks_is_still_read() {
+        use flate2::Compression;
+        use flate2::write::DeflateEncoder;
+        use std::io::Write;
+        let frames = frames();
+        let mut enc = DeflateEncoder::new(Vec::new(), Compression::new(5));
+        let mut blocks = Vec::new();
+        for chunk in frames.chunks(20) {
+            for f in chunk {
+                enc.write_all(f.as_bytes()).unwrap();
+                enc.write_all(b"\n").unwrap();
+            }
+            enc.flush().unwrap();
+            blocks.push(std::mem::take(enc.get_mut()));
+        }
+        let mut i = FrameDecompressor::of_version(1).unwrap();
+        let got: Vec<String> = blocks.iter().flat_map(|b| i.block(b).unwrap()).collect();
+        assert_eq!(got, frames);
+        assert!(FrameDecompressor::of_version(3).is_err());
         assert!(
-            FrameInflater::default()
+            FrameDecompressor::new(Codec::Deflate)
+                .unwrap()
                 .block(b"\xff\xff not deflate at all")
                 .is_err()
         );

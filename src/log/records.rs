@@ -9,7 +9,9 @@ use crate::sim::RoundResult;
 use serde::{Deserialize, Serialize};
 
 /// The replay format this build writes (the file's preamble and every header carry it).
-pub const FORMAT_VERSION: u16 = 1;
+/// Version 2 compresses the recorded frames with zstd; version 1 (deflate) is still read.
+/// Every other record is the same in both.
+pub const FORMAT_VERSION: u16 = 2;
 
 /// One seat as the round started.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -144,11 +146,12 @@ pub enum Record {
         #[serde(with = "fixed_u64")]
         state_hash: u64,
     },
-    /// The next block of the round's deflated frame stream was sent: the player audience's
-    /// `snap` frames of passes `first_pass..` (see `frames`).
+    /// The next block of the round's compressed frame stream was sent: the player
+    /// audience's `snap` frames of passes `first_pass..` (see `frames`; the codec is the
+    /// header's format version's).
     FramesSent {
         first_pass: u32,
-        deflated: Vec<u8>,
+        compressed: Vec<u8>,
     },
     /// The round ended `won`, `lost` or `aborted` (stored as that word).
     Ended {
