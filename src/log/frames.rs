@@ -204,11 +204,12 @@ fn unzstd(dec: &mut Decoder<'static>, bytes: &[u8]) -> Result<Vec<u8>, String> {
         reserve_some(&mut out);
         let room = out.capacity() - out.len();
         let before = out.len();
-        let mut output = OutBuffer::around_pos(&mut out, before);
-        dec.run(&mut input, &mut output)
-            .map_err(|e| format!("frames block does not decompress: {e}"))?;
-        let wrote = output.pos() - before;
-        drop(output);
+        let wrote = {
+            let mut output = OutBuffer::around_pos(&mut out, before);
+            dec.run(&mut input, &mut output)
+                .map_err(|e| format!("frames block does not decompress: {e}"))?;
+            output.pos() - before
+        };
         if out.len() > MAX_BLOCK_INFLATED {
             return Err("frames block decompresses to more than 64 MiB".into());
         }
