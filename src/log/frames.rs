@@ -48,7 +48,7 @@ impl Codec {
 /// compressor's tables are a few hundred KB, and with a hundred rooms touching theirs twenty
 /// times a second each touch missed the cache (the live profile showed deflate at 20 % of
 /// the server's CPU, ten times what the same frames cost one room alone). Once a second per
-/// room, the tables are warm for the whole block. The bytes are the same either way.
+/// room, the tables are warm for the whole block.
 ///
 /// The parameters are zstd's greedy strategy with a 64 KB window (the last few seconds of
 /// frames, which is where the matches are), 2^14-entry hash and chain tables, two probes
