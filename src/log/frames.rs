@@ -51,9 +51,9 @@ impl Codec {
 /// room, the tables are warm for the whole block.
 ///
 /// The parameters are zstd's greedy strategy with a 64 KB window (the last few seconds of
-/// frames, which is where the matches are), 2^14-entry hash and chain tables, two probes
-/// and matches of at least 5 bytes: on the golden rounds' frames with a hundred rounds
-/// interleaved, half the CPU of deflate level 5 for about the same bytes.
+/// frames, which is where the matches are), 2^14-entry hash and chain tables, four probes
+/// (a search log of 2) and matches of at least 5 bytes: on the golden rounds' frames with a
+/// hundred rounds interleaved, half the CPU of deflate level 5 for about the same bytes.
 pub struct FrameCompressor {
     enc: Encoder<'static>,
     pending: Vec<u8>,
