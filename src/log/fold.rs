@@ -44,13 +44,9 @@ pub struct RoundFold {
 
 impl RoundFold {
     pub fn new(header: Header) -> Result<RoundFold, FoldError> {
-        if !(1..=super::records::FORMAT_VERSION).contains(&header.format_version) {
-            return Err(FoldError(format!(
-                "format version {} in the header; this build reads 1 to {}",
-                header.format_version,
-                super::records::FORMAT_VERSION
-            )));
-        }
+        // The versions this build reads are the ones it has a frame codec for.
+        super::frames::Codec::of_version(header.format_version)
+            .map_err(|e| FoldError(format!("the header's {e}")))?;
         if header.sim_version > crate::sim::SIM_VERSION {
             return Err(FoldError(format!(
                 "recorded by sim version {}, newer than this build's {}",

@@ -37,7 +37,10 @@ impl Codec {
         match format_version {
             1 => Ok(Codec::Deflate),
             2 => Ok(Codec::Zstd),
-            v => Err(format!("no frame codec for format version {v}")),
+            v => Err(format!(
+                "format version {v} is not one this build reads (1 to {})",
+                super::records::FORMAT_VERSION
+            )),
         }
     }
 }
@@ -86,8 +89,7 @@ impl FrameCompressor {
 
     /// Ends the current block at a flush point and returns its bytes.
     pub fn cut(&mut self) -> std::io::Result<Vec<u8>> {
-        let mut out: Vec<u8> =
-            Vec::with_capacity(zstd::zstd_safe::compress_bound(self.pending.len()) + 64);
+        let mut out: Vec<u8> = Vec::new();
         let mut input = InBuffer::around(&self.pending);
         while input.pos() < self.pending.len() {
             reserve_some(&mut out);
@@ -151,11 +153,11 @@ impl FrameDecompressor {
 
     /// Decompresses the next block and returns the frames it completes.
     pub fn block(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
-        let out = match &mut self.backend {
-            Backend::Deflate(dec) => inflate(dec, bytes)?,
-            Backend::Zstd(dec) => unzstd(dec, bytes)?,
-        };
-        self.partial.extend_from_slice(&out);
+        // Straight onto what is left of the frame the last block began.
+        match &mut self.backend {
+            Backend::Deflate(dec) => inflate(dec, bytes, &mut self.partial)?,
+            Backend::Zstd(dec) => unzstd(dec, bytes, &mut self.partial)?,
+        }
         let mut frames = Vec::new();
         let mut start = 0;
         for (i, b) in self.partial.iter().enumerate() {
@@ -171,20 +173,19 @@ impl FrameDecompressor {
     }
 }
 
-fn inflate(dec: &mut Decompress, bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() * 12 + 1024);
+/// Inflates a version 1 block onto the end of `out`.
+fn inflate(dec: &mut Decompress, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
     let mut input = bytes;
     loop {
-        if out.len() == out.capacity() {
-            out.reserve(out.capacity().max(4096));
-        }
+        reserve_some(out);
         let before_in = dec.total_in();
         let status = dec
-            .decompress_vec(input, &mut out, FlushDecompress::Sync)
+            .decompress_vec(input, out, FlushDecompress::Sync)
             .map_err(|e| format!("frames block does not inflate: {e}"))?;
         let used = (dec.total_in() - before_in) as usize;
         input = &input[used..];
-        if out.len() > MAX_BLOCK_INFLATED {
+        if out.len() - start > MAX_BLOCK_INFLATED {
             return Err("frames block inflates to more than 64 MiB".into());
         }
         match status {
@@ -194,23 +195,24 @@ fn inflate(dec: &mut Decompress, bytes: &[u8]) -> Result<Vec<u8>, String> {
             _ => {}
         }
     }
-    Ok(out)
+    Ok(())
 }
 
-fn unzstd(dec: &mut Decoder<'static>, bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() * 12 + 1024);
+/// Decompresses a version 2 block onto the end of `out`.
+fn unzstd(dec: &mut Decoder<'static>, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
     let mut input = InBuffer::around(bytes);
     loop {
-        reserve_some(&mut out);
+        reserve_some(out);
         let room = out.capacity() - out.len();
         let before = out.len();
         let wrote = {
-            let mut output = OutBuffer::around_pos(&mut out, before);
+            let mut output = OutBuffer::around_pos(out, before);
             dec.run(&mut input, &mut output)
                 .map_err(|e| format!("frames block does not decompress: {e}"))?;
             output.pos() - before
         };
-        if out.len() > MAX_BLOCK_INFLATED {
+        if out.len() - start > MAX_BLOCK_INFLATED {
             return Err("frames block decompresses to more than 64 MiB".into());
         }
         // Done when the input is used up and the output had room to spare (zstd holds
@@ -219,7 +221,7 @@ fn unzstd(dec: &mut Decoder<'static>, bytes: &[u8]) -> Result<Vec<u8>, String> {
             break;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Every frame a round's records hold, in pass order (its `FramesSent` blocks decompressed
