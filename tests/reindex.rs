@@ -152,3 +152,68 @@ async fn a_cut_file_records_the_ticks_and_score_it_reached() {
     assert_eq!(ticks as u32, reached.ticks);
     assert_eq!(score as u32, reached.score);
 }
+
+#[tokio::test]
+async fn a_denied_press_stays_in_the_replay_but_is_not_a_history_row() {
+    // Given a round where one bot plays and seat 1 stands at its spawn pressing every
+    // half second, most presses doing nothing.
+    let dir = scratch("denied");
+    let level = kitchen::campaign().into_iter().next().unwrap();
+    let mut header = undercooked::simulate::bot_header(&level, 5, 2, 20);
+    header.room_code = "DENYD".into();
+    header.started_unix_s = 1_790_000_000;
+    let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
+    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0]);
+    for t in 0..600u32 {
+        let view = undercooked::wire::project(&round.fold().state, &round.fold().rules);
+        for i in team.decide(&view) {
+            round.append(Accepted::from(i)).unwrap();
+        }
+        let press = t % 10 == 0;
+        let input = Accepted::Input {
+            seat: 1,
+            seq: t as u64 + 1,
+            mv: (0, 0),
+            act: press,
+            face: None,
+        };
+        round.append(input).unwrap();
+        round.close_tick().unwrap();
+    }
+    let bytes = round.finish().unwrap().0;
+    std::fs::write(dir.join("replays/DENYD-1-1790000000.ucr"), &bytes).unwrap();
+    // Every event of the replay, by (tick, place in the tick).
+    let records = read_replay(&bytes).unwrap().records;
+    let Record::Started(h) = &records[0] else {
+        panic!()
+    };
+    let mut fold = undercooked::log::RoundFold::new(h.clone()).unwrap();
+    let (mut all, mut events) = (Vec::new(), Vec::new());
+    for r in &records[1..] {
+        let tick = fold.state.tick;
+        if let Ok(undercooked::log::Applied::Stepped { .. }) = fold.apply(r, &mut events) {
+            for (n, e) in events.drain(..).enumerate() {
+                all.push((tick as i64, n as i64, e.kind.name().to_string()));
+            }
+        }
+    }
+    let denied = all.iter().filter(|e| e.2 == "denied").count();
+    assert!(
+        denied > 20,
+        "the presses were denied in the replay: {denied}"
+    );
+    // When the history is built from it,
+    let store = store(&dir).await;
+    let report = kitchen::reindex(&store, &dir.join("replays")).await;
+    assert_eq!(report.rounds, 1, "{report:?}");
+    // then every other event is a row, at its place among all the tick's events, and no
+    // denied press is.
+    let rows: Vec<(i64, i64, String)> =
+        sqlx::query_as("SELECT tick, n, kind FROM events ORDER BY tick, n")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap();
+    let kept: Vec<_> = all.into_iter().filter(|e| e.2 != "denied").collect();
+    assert!(!kept.is_empty());
+    assert_eq!(rows, kept);
+}

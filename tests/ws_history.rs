@@ -16,7 +16,7 @@ async fn stats(server: &server::TestServer) -> serde_json::Value {
         .1
 }
 
-/// Every event a replay's round produced.
+/// Every event a replay's round produced that the history keeps (all but denied presses).
 fn events_in(bytes: &[u8]) -> usize {
     let records = undercooked::log::read_replay(bytes).unwrap().records;
     let undercooked::log::Record::Started(h) = &records[0] else {
@@ -27,8 +27,10 @@ fn events_in(bytes: &[u8]) -> usize {
     let mut ev = Vec::new();
     for r in &records[1..] {
         if let Ok(undercooked::log::Applied::Stepped { .. }) = fold.apply(r, &mut ev) {
-            n += ev.len();
-            ev.clear();
+            n += ev
+                .drain(..)
+                .filter(|e| undercooked::store::rows::in_history(e.kind))
+                .count();
         }
     }
     n

@@ -2,7 +2,7 @@
 //! (`RoundOutcome`), a session. The store renders them from the log and the sim (never
 //! from frames); `history` writes them and `quests` folds them.
 
-use crate::sim::events::Field;
+use crate::sim::events::{EventKind, Field};
 use crate::sim::{Event, Payload, RoundSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -89,11 +89,14 @@ pub struct EventRow {
 }
 
 /// The rows of one tick's events, each payload a JSON object of the protocol's short keys
-/// (the cook named by its player id, hundredths as decimals), as frames carry them.
+/// (the cook named by its player id, hundredths as decimals), as frames carry them. A
+/// `denied` press is not a row (see `in_history`); the rows that are keep their places
+/// among all the tick's events as `n`, so a row still names its event in the replay.
 pub fn event_rows(events: &[Event], tick: u32, ids: &[String]) -> Vec<EventRow> {
     events
         .iter()
         .enumerate()
+        .filter(|(_, e)| in_history(e.kind))
         .map(|(n, e)| {
             let payload = payload_json(&e.payload, ids);
             EventRow {
@@ -109,6 +112,16 @@ pub fn event_rows(events: &[Event], tick: u32, ids: &[String]) -> Vec<EventRow> 
             }
         })
         .collect()
+}
+
+/// Whether an event of this kind is a history row. Every kind is, but a `denied` press: it
+/// changed nothing in the kitchen or the score (the rules make a press that cannot do
+/// anything a `denied` event, for the player's feedback), and at a press every half second
+/// per cook it was nine rows in ten and the largest share of the server's history writing.
+/// The replay keeps every one: the frames it recorded carry them in their `e` lists
+/// (`undercooked replay FILE --frames`), and the re-run makes them again.
+pub fn in_history(kind: EventKind) -> bool {
+    kind != EventKind::Denied
 }
 
 fn payload_json(p: &Payload, ids: &[String]) -> String {
