@@ -13,7 +13,7 @@
 
 use flate2::{Decompress, FlushDecompress, Status};
 use zstd::stream::raw::{Decoder, Encoder, InBuffer, Operation, OutBuffer};
-use zstd::zstd_safe::{CParameter, DParameter, Strategy};
+use zstd::zstd_safe::{CParameter, DParameter, ParamSwitch, Strategy};
 
 /// Passes per block the writers aim for (a full-frame cadence: one second at 20 Hz).
 pub const PASSES_PER_BLOCK: usize = 20;
@@ -54,9 +54,12 @@ impl Codec {
 /// room, the tables are warm for the whole block.
 ///
 /// The parameters are zstd's greedy strategy with a 64 KB window (the last few seconds of
-/// frames, which is where the matches are), 2^14-entry hash and chain tables, four probes
-/// (a search log of 2) and matches of at least 5 bytes: on the golden rounds' frames with a
-/// hundred rounds interleaved, half the CPU of deflate level 5 for about the same bytes.
+/// frames, which is where the matches are), 2^12-entry hash and chain tables searched as a
+/// hash chain (not zstd's row match finder, which it picks by itself for this window and
+/// whose upkeep cost more than the four probes it saves), four probes (a search log of 2)
+/// and matches of at least 5 bytes: on the golden rounds' frames with a hundred rounds
+/// interleaved, about 40 % of deflate level 5's CPU for 3–8 % more bytes
+/// (`docs/DECISIONS.md` has the figures).
 pub struct FrameCompressor {
     enc: Encoder<'static>,
     pending: Vec<u8>,
@@ -67,12 +70,13 @@ impl FrameCompressor {
         let mut enc = Encoder::new(3)?;
         for p in [
             CParameter::WindowLog(16),
-            CParameter::HashLog(14),
-            CParameter::ChainLog(14),
+            CParameter::HashLog(12),
+            CParameter::ChainLog(12),
             CParameter::SearchLog(2),
             CParameter::MinMatch(5),
             CParameter::TargetLength(0),
             CParameter::Strategy(Strategy::ZSTD_greedy),
+            CParameter::UseRowMatchFinder(ParamSwitch::Disable),
         ] {
             enc.set_parameter(p)?;
         }
