@@ -5,8 +5,6 @@
 //! arithmetic, so the bytes cannot vary between machines. Strings go through serde_json's
 //! escaper (never hand-rolled).
 
-use std::fmt::Write;
-
 /// `"name":`
 pub fn key(out: &mut String, name: &str) {
     out.push('"');
@@ -27,9 +25,10 @@ pub fn string(out: &mut String, s: &str) {
     }
 }
 
-/// An integer.
+/// An integer, by `itoa` (what serde_json writes its own with): written through `fmt`,
+/// the numbers were a third of the frame encoder's samples under load.
 pub fn int(out: &mut String, v: i64) {
-    let _ = write!(out, "{v}");
+    out.push_str(itoa::Buffer::new().format(v));
 }
 
 /// A number given in hundredths, written with the fewest decimals that keep it exact
@@ -39,12 +38,12 @@ pub fn centi(out: &mut String, v: i64) {
         out.push('-');
     }
     let a = v.unsigned_abs();
-    let (whole, frac) = (a / 100, a % 100);
-    let _ = write!(out, "{whole}");
-    if frac % 10 == 0 {
-        let _ = write!(out, ".{}", frac / 10);
-    } else {
-        let _ = write!(out, ".{frac:02}");
+    let (whole, frac) = (a / 100, (a % 100) as u8);
+    out.push_str(itoa::Buffer::new().format(whole));
+    out.push('.');
+    out.push(char::from(b'0' + frac / 10));
+    if frac % 10 != 0 {
+        out.push(char::from(b'0' + frac % 10));
     }
 }
 

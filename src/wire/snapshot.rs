@@ -219,8 +219,20 @@ fn diff<T: PartialEq>(
     write: impl Fn(&mut String, &T),
     identity: impl Fn(&mut String, &T),
 ) {
-    let mut body = String::new();
-    let mut any = false;
+    // Written in place, and taken back when nothing of this kind changed: no buffer of
+    // its own per kind and frame.
+    let mark = out.len();
+    if !*first {
+        out.push(',');
+    }
+    key(out, name);
+    out.push('[');
+    let body = out.len();
+    let next = |out: &mut String| {
+        if out.len() > body {
+            out.push(',');
+        }
+    };
     for (i, c) in cur.iter().enumerate() {
         // Entities mostly keep their index; look there first.
         let old = match prev.get(i) {
@@ -228,11 +240,8 @@ fn diff<T: PartialEq>(
             _ => prev.iter().find(|p| same_identity(p, c)),
         };
         if old != Some(c) {
-            if any {
-                body.push(',');
-            }
-            any = true;
-            write(&mut body, c);
+            next(out);
+            write(out, c);
         }
     }
     for (i, p) in prev.iter().enumerate() {
@@ -241,24 +250,17 @@ fn diff<T: PartialEq>(
             _ => cur.iter().any(|c| same_identity(p, c)),
         };
         if !still {
-            if any {
-                body.push(',');
-            }
-            any = true;
-            body.push('{');
-            identity(&mut body, p);
-            body.push_str(",\"gone\":true}");
+            next(out);
+            out.push('{');
+            identity(out, p);
+            out.push_str(",\"gone\":true}");
         }
     }
-    if any {
-        if !*first {
-            out.push(',');
-        }
-        *first = false;
-        key(out, name);
-        out.push('[');
-        out.push_str(&body);
+    if out.len() == body {
+        out.truncate(mark);
+    } else {
         out.push(']');
+        *first = false;
     }
 }
 
