@@ -55,8 +55,8 @@ impl Codec {
 ///
 /// The parameters are zstd's greedy strategy with a 64 KB window (the last few seconds of
 /// frames, which is where the matches are), 2^12-entry hash and chain tables searched as a
-/// hash chain (not zstd's row match finder, which it picks by itself for this window and
-/// whose upkeep cost more than the four probes it saves), four probes (a search log of 2)
+/// hash chain (not zstd's row match finder, which it picks by itself for this window: on
+/// these blocks its upkeep cost more than it saved), four probes (a search log of 2)
 /// and matches of at least 5 bytes: on the golden rounds' frames with a hundred rounds
 /// interleaved, about 40 % of deflate level 5's CPU for 3–8 % more bytes
 /// (`docs/DECISIONS.md` has the figures).
