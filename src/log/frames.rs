@@ -12,8 +12,9 @@
 //! (flate2, pure Rust) and is still read. docs/DECISIONS.md has what each measured.
 
 use flate2::{Decompress, FlushDecompress, Status};
-use zstd::stream::raw::{Decoder, Encoder, InBuffer, Operation, OutBuffer};
-use zstd::zstd_safe::{CParameter, DParameter, ParamSwitch, Strategy};
+use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
+use zstd::zstd_safe::{CCtx, CParameter, DParameter, ParamSwitch, Strategy};
 
 /// Passes per block the writers aim for (a full-frame cadence: one second at 20 Hz).
 pub const PASSES_PER_BLOCK: usize = 20;
@@ -61,14 +62,16 @@ impl Codec {
 /// interleaved, about 40 % of deflate level 5's CPU for 3–8 % more bytes
 /// (`docs/DECISIONS.md` has the figures).
 pub struct FrameCompressor {
-    enc: Encoder<'static>,
+    cctx: CCtx<'static>,
     pending: Vec<u8>,
 }
 
 impl FrameCompressor {
     pub fn new() -> std::io::Result<FrameCompressor> {
-        let mut enc = Encoder::new(3)?;
+        let mut cctx = CCtx::try_create()
+            .ok_or_else(|| std::io::Error::other("zstd could not allocate a context"))?;
         for p in [
+            CParameter::CompressionLevel(3),
             CParameter::WindowLog(16),
             CParameter::HashLog(12),
             CParameter::ChainLog(12),
@@ -78,10 +81,10 @@ impl FrameCompressor {
             CParameter::Strategy(Strategy::ZSTD_greedy),
             CParameter::UseRowMatchFinder(ParamSwitch::Disable),
         ] {
-            enc.set_parameter(p)?;
+            cctx.set_parameter(p).map_err(zstd_error)?;
         }
         Ok(FrameCompressor {
-            enc,
+            cctx,
             pending: Vec::new(),
         })
     }
@@ -95,23 +98,27 @@ impl FrameCompressor {
     pub fn cut(&mut self) -> std::io::Result<Vec<u8>> {
         let mut out: Vec<u8> = Vec::new();
         let mut input = InBuffer::around(&self.pending);
-        while input.pos() < self.pending.len() {
-            reserve_some(&mut out);
-            let at = out.len();
-            let mut output = OutBuffer::around_pos(&mut out, at);
-            self.enc.run(&mut input, &mut output)?;
-        }
+        // Takes the whole input and flushes it; 0 once nothing is left to write out.
         loop {
             reserve_some(&mut out);
             let at = out.len();
             let mut output = OutBuffer::around_pos(&mut out, at);
-            if self.enc.flush(&mut output)? == 0 {
+            let left = self
+                .cctx
+                .compress_stream2(&mut output, &mut input, ZSTD_EndDirective::ZSTD_e_flush)
+                .map_err(zstd_error)?;
+            if left == 0 {
                 break;
             }
         }
         self.pending.clear();
         Ok(out)
     }
+}
+
+/// A zstd error code as an I/O error, by zstd's own name for it.
+fn zstd_error(code: usize) -> std::io::Error {
+    std::io::Error::other(zstd::zstd_safe::get_error_name(code))
 }
 
 /// Room for at least 4 KB more output.
