@@ -17,16 +17,32 @@ fn scratch(name: &str) -> std::path::PathBuf {
 /// A round of two bots on the first level, played `ticks` ticks as live room `room` round 1
 /// started at `start`, then finished (aborted when the verdict is not reached).
 fn round(room: &str, start: u64, seed: u64, ticks: u32) -> Vec<u8> {
+    played(room, start, seed, ticks, &[0, 1], |_| None)
+}
+
+/// A round of two seats on the first level as `round` plays it, with bots in `bots` and,
+/// each tick `t`, whatever `other(t)` gives appended after them.
+fn played(
+    room: &str,
+    start: u64,
+    seed: u64,
+    ticks: u32,
+    bots: &[u8],
+    other: impl Fn(u32) -> Option<Accepted>,
+) -> Vec<u8> {
     let level = kitchen::campaign().into_iter().next().unwrap();
     let mut header = undercooked::simulate::bot_header(&level, seed, 2, 20);
     header.room_code = room.into();
     header.started_unix_s = start;
     let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
-    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0, 1]);
-    for _ in 0..ticks {
+    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, bots);
+    for t in 0..ticks {
         let view = undercooked::wire::project(&round.fold().state, &round.fold().rules);
         for i in team.decide(&view) {
             round.append(Accepted::from(i)).unwrap();
+        }
+        if let Some(a) = other(t) {
+            round.append(a).unwrap();
         }
         round.close_tick().unwrap();
     }
@@ -158,29 +174,15 @@ async fn a_denied_press_stays_in_the_replay_but_is_not_a_history_row() {
     // Given a round where one bot plays and seat 1 stands at its spawn pressing every
     // half second, most presses doing nothing.
     let dir = scratch("denied");
-    let level = kitchen::campaign().into_iter().next().unwrap();
-    let mut header = undercooked::simulate::bot_header(&level, 5, 2, 20);
-    header.room_code = "DENYD".into();
-    header.started_unix_s = 1_790_000_000;
-    let (mut round, _) = undercooked::round::Round::start(header, Vec::new()).unwrap();
-    let mut team = undercooked::bots::BotTeam::new(&level.level, 20, &[0]);
-    for t in 0..600u32 {
-        let view = undercooked::wire::project(&round.fold().state, &round.fold().rules);
-        for i in team.decide(&view) {
-            round.append(Accepted::from(i)).unwrap();
-        }
-        let press = t % 10 == 0;
-        let input = Accepted::Input {
+    let bytes = played("DENYD", 1_790_000_000, 5, 600, &[0], |t| {
+        Some(Accepted::Input {
             seat: 1,
             seq: t as u64 + 1,
             mv: (0, 0),
-            act: press,
+            act: t % 10 == 0,
             face: None,
-        };
-        round.append(input).unwrap();
-        round.close_tick().unwrap();
-    }
-    let bytes = round.finish().unwrap().0;
+        })
+    });
     std::fs::write(dir.join("replays/DENYD-1-1790000000.ucr"), &bytes).unwrap();
     // Every event of the replay, by (tick, place in the tick).
     let records = read_replay(&bytes).unwrap().records;
