@@ -10,12 +10,13 @@ use super::Room;
 use super::phase::Phase;
 use super::seats::{Conn, Seat, Spectator};
 use crate::log::{Accepted, PALETTE};
-use crate::shared::conn::ConnLink;
+use crate::shared::conn::{ConnLink, Hears};
 use crate::shared::random;
 use crate::shared::registry::Reservation;
 use crate::wire::messages::{
     PROTOCOL_VERSION, Refusal, RoomState, ServerMsg, YouWire, close, code, sanitize_name,
 };
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl Room {
@@ -74,10 +75,12 @@ impl Room {
         Ok(reservation(Some(seat), self.seats.host == Some(seat)))
     }
 
-    /// A socket's `hello`: rejoin, evict, take a seat, spectate, or be refused.
+    /// A socket's `hello`: rejoin, evict, take a seat, spectate, or be refused. A socket
+    /// that gets a place is read by the room from now on (its `ear`).
     pub(super) fn hello(
         &mut self,
         link: ConnLink,
+        ear: Arc<dyn Hears>,
         token: Option<String>,
         name: Option<String>,
         seated_only: bool,
@@ -111,10 +114,13 @@ impl Room {
             return;
         }
         let (seat, rejoined) = match self.seats.of_token(&token) {
-            Some(seat) => (Some(seat), self.back_to_seat(seat, &link, name.as_deref())),
+            Some(seat) => (
+                Some(seat),
+                self.back_to_seat(seat, Conn::new(link.clone(), ear), name.as_deref()),
+            ),
             None if self.phase.state() == RoomState::Lobby => match self.seats.free() {
                 Some(seat) => {
-                    self.take_seat(seat, &link, &token, name.as_deref());
+                    self.take_seat(seat, Conn::new(link.clone(), ear), &token, name.as_deref());
                     (Some(seat), false)
                 }
                 None => {
@@ -124,7 +130,7 @@ impl Room {
                 }
             },
             None => {
-                if !self.watch(&link, &token, name.as_deref()) {
+                if !self.watch(&link, ear, &token, name.as_deref()) {
                     return;
                 }
                 (None, false)
@@ -139,7 +145,7 @@ impl Room {
     /// A token's own seat gets a socket (again). A second socket evicts the first, whose
     /// late close carries its own id and will not touch this seat. Returns whether this is
     /// a rejoin (a seat whose socket had connected before and dropped).
-    fn back_to_seat(&mut self, seat: u8, link: &ConnLink, name: Option<&str>) -> bool {
+    fn back_to_seat(&mut self, seat: u8, conn: Conn, name: Option<&str>) -> bool {
         let census = &self.shared.census;
         let Some(s) = self.seats.get_mut(seat) else {
             return false;
@@ -155,7 +161,7 @@ impl Room {
         let was_disconnected = s.disconnected_at.take().is_some();
         let rejoined = was_disconnected && s.ever_connected;
         s.ever_connected = true;
-        s.conn = Some(Conn::new(link.clone()));
+        s.conn = Some(conn);
         if was_disconnected {
             self.seats.crown_if_free(seat);
             self.record(Accepted::Connected(seat));
@@ -164,9 +170,9 @@ impl Room {
     }
 
     /// A free seat in the lobby for a new token, connected from the start.
-    fn take_seat(&mut self, seat: u8, link: &ConnLink, token: &str, name: Option<&str>) {
+    fn take_seat(&mut self, seat: u8, conn: Conn, token: &str, name: Option<&str>) {
         let mut s = self.new_seat(seat, token, name);
-        s.conn = Some(Conn::new(link.clone()));
+        s.conn = Some(conn);
         s.disconnected_at = None;
         s.ever_connected = true;
         self.seats.list[seat as usize] = Some(s);
@@ -175,7 +181,13 @@ impl Room {
 
     /// A spectator place while a round is on; false (and the socket refused) when none is
     /// free.
-    fn watch(&mut self, link: &ConnLink, token: &str, name: Option<&str>) -> bool {
+    fn watch(
+        &mut self,
+        link: &ConnLink,
+        ear: Arc<dyn Hears>,
+        token: &str,
+        name: Option<&str>,
+    ) -> bool {
         if self.seats.spectators.len() >= self.shared.config.max_spectators {
             let why = "no seat and no spectator place is free";
             self.refuse(link, code::ROOM_FULL, why, close::ROOM_FULL);
@@ -187,7 +199,7 @@ impl Room {
             token: token.to_string(),
             name: session.name,
             color,
-            conn: Conn::new(link.clone()),
+            conn: Conn::new(link.clone(), ear),
         });
         true
     }

@@ -1,11 +1,12 @@
 //! The room actor: one tokio task per room that owns its seats, its lobby and its round.
 //!
-//! Nothing else mutates a room. HTTP handlers and sockets send it `RoomCmd`s through the
-//! registry (`crate::shared`), and sockets leave inputs in its inbox, which it takes at the
-//! start of every turn (each tick of its timer, each command). At each tick of its timer
-//! it first wakes its sockets to read what their clients sent (`shared::turns`). It
-//! answers by writing to each connection itself (`shared::outbound`), within a bounded
-//! send queue, and never waits on one. This file is the actor loop and all dispatch: every
+//! Nothing else mutates a room. HTTP handlers send it `RoomCmd`s through the registry
+//! (`crate::shared`), and so does a socket until the room takes its `hello`. From then on
+//! the room reads the socket itself: at each tick of its timer (every phase), after the
+//! commands already waiting, it reads what every client sent since the last tick and
+//! handles it in the same turn (`conn::Hears`), so no socket's task is woken for what its
+//! client sends. It answers by writing to each connection itself (`shared::outbound`),
+//! within a bounded send queue, and never waits on one. This file is the actor loop and all dispatch: every
 //! command and every client message is routed here, to one file per responsibility:
 //!
 //! - `arrivals`: seats and connections (reserve, hello, gone, kill, abandon, the crown);
@@ -32,10 +33,9 @@ use crate::shared::Shared;
 use crate::shared::census::Census;
 use crate::shared::conn::Frame;
 use crate::shared::homes::Berth;
-use crate::shared::inbox::Inbox;
 use crate::shared::registry::{RoomCmd, RoomHandle, RoomInfo};
 use crate::shared::turns::Turns;
-use crate::wire::messages::{InputMsg, Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
+use crate::wire::messages::{Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
 use phase::Phase;
 use seats::{Conn, Seats};
 use std::ops::ControlFlow;
@@ -56,11 +56,10 @@ pub struct Room {
     opened: Instant,
     /// When this room last told the session cache its players are still here.
     sessions_kept: Instant,
-    /// Where inputs are left for the room (`shared::inbox`), and the buffer they are taken
-    /// into (kept, so a turn allocates nothing).
-    inbox: Arc<Inbox>,
-    inputs: Vec<(u64, InputMsg)>,
-    /// Its sockets read at its turns (`shared::turns`).
+    /// What its clients sent since the last turn, by connection id (kept, so a turn
+    /// allocates nothing).
+    heard: Vec<(u64, RoomMsg)>,
+    /// Its sockets write a backlog at its turns (`shared::turns`).
     turns: Arc<Turns>,
     /// Its home and the beat of it its turns fall on (`shared::homes`), given back when it
     /// closes.
@@ -87,8 +86,7 @@ pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
         panic_next: false,
         opened: Instant::now(),
         sessions_kept: Instant::now(),
-        inbox: handle.inbox.clone(),
-        inputs: Vec::new(),
+        heard: Vec::new(),
         turns: handle.turns.clone(),
         berth,
     };
@@ -111,20 +109,15 @@ impl Room {
         loop {
             let go_on = tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => {
-                        self.take_inputs();
-                        self.command(cmd).is_continue()
-                    }
+                    Some(cmd) => self.command(cmd).is_continue(),
                     None => false,
                 },
                 scheduled = timer.tick() => {
-                    // The sockets read what arrived since the last turn (they run while
-                    // the room yields), then the room takes it.
+                    // Sockets with a backlog write it (they run while the room yields).
                     if self.turns.next() > 0 {
                         tokio::task::yield_now().await;
                     }
-                    self.take_inputs();
-                    self.on_timer(scheduled.into_std())
+                    self.turn(&mut rx, scheduled.into_std())
                 }
             };
             self.publish();
@@ -133,7 +126,6 @@ impl Room {
             }
         }
         self.phase = Phase::Closed;
-        self.inbox.close();
         self.turns.close();
         self.shared.homes.leave(self.berth);
         self.publish();
@@ -141,14 +133,26 @@ impl Room {
         tracing::info!(room = %self.code, "room closed");
     }
 
-    /// The inputs sockets left since the last turn, each handled as the message it is.
-    fn take_inputs(&mut self) {
-        let mut inputs = std::mem::take(&mut self.inputs);
-        self.inbox.take(&mut inputs);
-        for (conn, input) in inputs.drain(..) {
-            self.message(conn, RoomMsg::Input(input));
+    /// One turn of the room's timer. The commands already waiting go first: what a socket
+    /// sent through the mailbox before the room took its reading comes before what the room
+    /// reads now. Then what every client sent since the last turn, then the timer's work.
+    /// Returns false when the room should close.
+    fn turn(&mut self, rx: &mut mpsc::Receiver<RoomCmd>, scheduled: Instant) -> bool {
+        while let Ok(cmd) = rx.try_recv() {
+            if self.command(cmd).is_break() {
+                return false;
+            }
         }
-        self.inputs = inputs;
+        let now = Instant::now();
+        let mut heard = std::mem::take(&mut self.heard);
+        for conn in self.seats.conns_mut() {
+            conn.ear.hear(&conn.link, now, &mut heard);
+        }
+        for (conn, msg) in heard.drain(..) {
+            self.message(conn, msg);
+        }
+        self.heard = heard;
+        self.on_timer(scheduled, now)
     }
 
     /// One command from the mailbox; `Break` closes the room (a server shutdown).
@@ -168,10 +172,11 @@ impl Room {
             }
             RoomCmd::Hello {
                 conn,
+                ear,
                 token,
                 name,
                 seated_only,
-            } => self.hello(conn, token, name, seated_only),
+            } => self.hello(conn, ear, token, name, seated_only),
             RoomCmd::Msg { conn, msg } => self.message(conn, msg),
             RoomCmd::Gone { conn } => self.gone(conn),
             RoomCmd::Kill { token, reply } => {
@@ -223,14 +228,14 @@ impl Room {
     }
 
     /// The periodic work: ticks while playing, countdown and announcement steps, grace
-    /// timers. Returns false when the room should close.
-    fn on_timer(&mut self, scheduled: Instant) -> bool {
-        let now = Instant::now();
+    /// timers, in the turn that began at `now`. Returns false when the room should close.
+    fn on_timer(&mut self, scheduled: Instant, now: Instant) -> bool {
         match &self.phase {
             Phase::Closed => return false,
             Phase::Countdown { at, .. } if now >= *at => self.countdown_step(),
             Phase::Playing(_) => {
-                // Tick health: how late the tick started against its schedule, how long it ran.
+                // Tick health: how late the turn started against its schedule, how long it
+                // ran (reading what its clients sent, then the tick).
                 self.tick();
                 let lateness = now.saturating_duration_since(scheduled);
                 self.shared.census.ticks.observe(now.elapsed(), lateness);

@@ -1,14 +1,17 @@
-//! The byte stream a player's WebSocket runs on: read at its room's turns, written by
-//! whoever has a frame.
+//! The byte stream a player's WebSocket runs on: read by its room at the room's turns once
+//! its hello is taken, written by whoever has a frame.
 //!
 //! tungstenite still reads the socket (frames, masks, fragments, control frames and the
-//! close handshake stay its job), from this stream, which reads the kernel's socket when a
-//! turn of its room has come (`shared::turns`) and otherwise waits for the next: the kernel
-//! does not wake anyone for what a client sends. (Until its hello is taken, it reads on its
-//! own time, soon after it found nothing.) What tungstenite writes, its pongs and its
-//! close, goes through the connection's `Outbound`, behind every frame the room handed over
-//! before it, so the room and the socket's task never interleave on the wire. Reading
-//! starts with whatever hyper had already read past the upgrade request.
+//! close handshake stay its job), from this stream. No one asks the kernel to wake them for
+//! what a client sends: a joined socket is read by its room at the start of each of its
+//! turns (`server::ear`), which reads until the kernel has nothing more and then finds this
+//! stream pending, with no one to wake (the room reads again at its next turn). Before its
+//! hello is taken, and after the server closed it, the socket's own task reads it on its
+//! own time: soon after it found nothing, then less often (`shared::turns::Pace`). What
+//! tungstenite writes, its pongs and its close, goes through the connection's `Outbound`,
+//! behind every frame the room handed over before it, so the room and the socket's task
+//! never interleave on the wire. Reading starts with whatever hyper had already read past
+//! the upgrade request.
 
 use crate::shared::outbound::{Outbound, Stream};
 use crate::shared::turns::{Pace, Turns};
@@ -28,6 +31,10 @@ pub struct Duplex {
     pace: Pace,
     /// The turn in which the socket was last found to hold nothing more.
     read_out: Option<u64>,
+    /// Whether its room reads it (else its task does, on its own time).
+    by_room: bool,
+    /// Read by the room: the kernel held nothing more at the last read of this turn.
+    room_read_out: bool,
 }
 
 impl Duplex {
@@ -38,12 +45,37 @@ impl Duplex {
             out,
             pace: Pace::own(turns),
             read_out: None,
+            by_room: false,
+            room_read_out: false,
         }
     }
 
-    /// The socket's hello was taken: it reads at its room's turns from now on.
-    pub fn follow_turns(&mut self) {
-        self.pace.follow();
+    /// Whether the room reads the stream from now on (else the socket's task does).
+    pub fn read_by_room(&mut self, by_room: bool) {
+        self.by_room = by_room;
+        self.room_read_out = false;
+    }
+
+    /// A turn of the room's begins: the stream may hold something again.
+    pub fn room_turn(&mut self) {
+        self.room_read_out = false;
+    }
+
+    /// One non-blocking read of the kernel's socket into `buf`: `None` when it held nothing.
+    /// A read of less than there was room for means it holds nothing more now.
+    fn read_now(&mut self, buf: &mut ReadBuf<'_>) -> Option<io::Result<bool>> {
+        let room = buf.remaining();
+        loop {
+            return match self.stream.as_ref().read(buf.initialize_unfilled()) {
+                Ok(n) => {
+                    buf.advance(n);
+                    Some(Ok(0 < n && n < room))
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => Some(Err(e)),
+            };
+        }
     }
 }
 
@@ -60,24 +92,37 @@ impl AsyncRead for Duplex {
             me.early.advance(n);
             return Poll::Ready(Ok(()));
         }
+        if me.by_room {
+            // Nothing registers to be woken: the room reads again at its next turn.
+            if me.room_read_out {
+                return Poll::Pending;
+            }
+            return match me.read_now(buf) {
+                Some(Ok(all)) => {
+                    me.room_read_out = all;
+                    Poll::Ready(Ok(()))
+                }
+                Some(Err(e)) => Poll::Ready(Err(e)),
+                None => {
+                    me.room_read_out = true;
+                    Poll::Pending
+                }
+            };
+        }
         loop {
             let turn = me.pace.current();
             if me.read_out != Some(turn) {
-                let room = buf.remaining();
-                match me.stream.as_ref().read(buf.initialize_unfilled()) {
-                    Ok(n) => {
-                        // Less than there was room for: the socket holds nothing more now,
-                        // and the next read waits for the next turn.
-                        if 0 < n && n < room {
+                match me.read_now(buf) {
+                    Some(Ok(all)) => {
+                        // The next read waits for the next turn when this one read it all.
+                        if all {
                             me.read_out = Some(turn);
                         }
                         me.pace.fresh();
-                        buf.advance(n);
                         return Poll::Ready(Ok(()));
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => me.read_out = Some(turn),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Poll::Ready(Err(e)),
+                    Some(Err(e)) => return Poll::Ready(Err(e)),
+                    None => me.read_out = Some(turn),
                 }
             }
             std::task::ready!(me.pace.poll_after(cx, turn));
@@ -129,28 +174,41 @@ mod tests {
         )
     }
 
+    /// One read as the room does it: polled once, with no one to wake.
+    fn room_read(duplex: &mut Duplex) -> Option<Vec<u8>> {
+        let mut bytes = [0u8; 64];
+        let mut buf = ReadBuf::new(&mut bytes);
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        match Pin::new(duplex).poll_read(&mut cx, &mut buf) {
+            Poll::Ready(read) => {
+                read.expect("read");
+                Some(buf.filled().to_vec())
+            }
+            Poll::Pending => None,
+        }
+    }
+
     #[tokio::test]
-    async fn a_joined_socket_reads_what_arrived_at_its_rooms_next_turn_and_not_before() {
+    async fn a_socket_its_room_reads_reads_once_a_turn_what_arrived_and_never_waits() {
         let turns = Turns::new();
         let (mut client, mut duplex) = pair(&turns);
-        duplex.follow_turns();
-        let mut buf = [0u8; 64];
+        duplex.read_by_room(true);
+        assert_eq!(room_read(&mut duplex), None, "nothing arrived: pending");
         client.write_all(b"ready").expect("write");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let n = duplex.read(&mut buf).await.expect("read");
-        assert_eq!(&buf[..n], b"ready", "the first read of a turn reads");
-
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(room_read(&mut duplex), None, "read out in this turn");
+        duplex.room_turn();
+        assert_eq!(room_read(&mut duplex).as_deref(), Some(&b"ready"[..]));
         client.write_all(b"input").expect("write");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let early = tokio::time::timeout(Duration::from_millis(150), duplex.read(&mut buf)).await;
-        assert!(
-            early.is_err(),
-            "what arrives between turns waits for the next"
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(
+            room_read(&mut duplex),
+            None,
+            "a short read took all there was: the next waits for the next turn"
         );
-        assert_eq!(turns.next(), 1, "the socket waits for the turn");
-        let read = tokio::time::timeout(Duration::from_secs(5), duplex.read(&mut buf)).await;
-        let n = read.expect("read at the turn").expect("read");
-        assert_eq!(&buf[..n], b"input");
+        duplex.room_turn();
+        assert_eq!(room_read(&mut duplex).as_deref(), Some(&b"input"[..]));
+        assert_eq!(turns.next(), 0, "the room's reading waits for no turn");
     }
 
     #[tokio::test]

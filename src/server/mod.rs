@@ -12,6 +12,7 @@ mod accept;
 mod assets;
 mod body;
 mod duplex;
+mod ear;
 mod guard;
 mod info;
 mod metrics;

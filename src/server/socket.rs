@@ -1,42 +1,37 @@
 //! One WebSocket connection, served by one task: what the room queues goes out, what the
-//! client sends is checked and routed.
+//! client sends before its hello (and after the server closed it) is checked and routed.
 //!
 //! Frames are written by whoever sends them, the room or this task, straight to the kernel
-//! (`shared::outbound`): a frame costs no wake-up of this task. The task waits on the
-//! socket, the deadline of its current window, and its `Outbound`, which wakes it to send a
-//! close or to write out a backlog the kernel did not take (with a test latency, on its
-//! queue of frames as well). The reading side enforces the transport rules (`guard`), the 5 s handshake window and
-//! the 12 s heartbeat, answers `ping` itself, and sends the room `hello` and every other
-//! message. The connection id travels with every message to the room, so a late close
-//! from a replaced socket only ever removes itself. A test latency (`sim_latency_ms`)
-//! sends every frame through the queue instead, and holds each back that long before it
-//! is written.
+//! (`shared::outbound`): a frame costs no wake-up of this task. Once the room takes the
+//! socket's `hello` it reads the socket itself, at its turns (`server::ear`), and this task
+//! sleeps: it waits on the deadline of its current window, its `Outbound` (which wakes it
+//! to send a close or to write out a backlog the kernel did not take; with a test latency,
+//! on its queue of frames as well) and the room letting the socket go. It enforces the 5 s
+//! handshake window, the 12 s heartbeat (from when the client last sent anything, whoever
+//! read it) and the 3 s drain after a close, answers `ping` before the hello, and sends the
+//! room `hello` and anything read before the room took over. The connection id travels
+//! with every message to the room, so a late close from a replaced socket only ever
+//! removes itself. A test latency (`sim_latency_ms`) sends every frame through the queue
+//! instead, and holds each back that long before it is written.
 
-use super::duplex::Duplex;
-use super::guard::{Checked, Guard};
+use super::ear::{Ear, Heard, Socket, is_control};
+use super::guard::Guard;
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::conn::{ConnLink, Frame, Out};
 use crate::shared::gate::Place;
-use crate::shared::inbox::Refused;
 use crate::shared::outbound::{Outbound, Wake};
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
-    ClientMsg, MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, RoomMsg, ServerMsg, close, code,
-    limits, parse_client,
+    MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
 };
-use futures_util::{SinkExt, StreamExt};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-
-/// A player's socket, as the connection task drives it.
-pub type Socket = WebSocketStream<Duplex>;
 
 /// After the server closes a socket, how long it keeps reading (and ignoring) before it
 /// gives up on the client's close reply.
@@ -51,7 +46,7 @@ const HEARTBEAT: Duration = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
 /// (given back when it ends). On a reserve place, its `hello` must return a player to its
 /// seat.
 pub async fn serve(
-    mut ws: Socket,
+    ws: Socket,
     out: Arc<Outbound>,
     code: String,
     room: Option<RoomHandle>,
@@ -67,12 +62,14 @@ pub async fn serve(
             (link, Some(rx))
         }
     };
+    let guard = Guard::new(
+        shared.config.max_inputs_per_s,
+        shared.config.max_message_bytes,
+    );
+    let ear = Ear::new(ws, guard, shared.clone(), code.clone());
     let mut reader = Reader {
         room,
-        guard: Guard::new(
-            shared.config.max_inputs_per_s,
-            shared.config.max_message_bytes,
-        ),
+        ear,
         link: link.clone(),
         joined: false,
         place,
@@ -86,7 +83,7 @@ pub async fn serve(
         latency,
         closed: false,
     };
-    drive(&mut ws, &out, &mut queue, &mut reader, &mut writer).await;
+    drive(&out, &mut queue, &mut reader, &mut writer).await;
     // Nothing more is written; the stream closes when the socket is dropped.
     out.detach();
     if reader.joined
@@ -97,31 +94,30 @@ pub async fn serve(
     shared.census.socket_moved(Some(reader.state), None);
 }
 
-/// The connection's one loop: client frames in; out, the close and any backlog the kernel
-/// did not take (and, with a test latency, the queued frames); until the socket ends or
-/// the window of its state passes.
+/// The connection's one loop: client frames in (until the room takes the reading, and
+/// after it lets it go); out, the close and any backlog the kernel did not take (and, with
+/// a test latency, the queued frames); until the socket ends or the window of its state
+/// passes.
 async fn drive(
-    ws: &mut Socket,
     out: &Outbound,
     queue: &mut Option<mpsc::Receiver<Out>>,
     reader: &mut Reader,
     writer: &mut Writer,
 ) {
     let opened = Instant::now();
-    let mut last_seen = opened;
-    let window = |reader: &Reader, last_seen: Instant| match reader.closing {
+    let window = |reader: &Reader| match reader.closing {
         Some(since) => since + DRAIN,
-        None if reader.joined => last_seen + HEARTBEAT,
+        None if reader.joined => reader.ear.last_seen() + HEARTBEAT,
         None => opened + Duration::from_secs(limits::HANDSHAKE_S),
     };
     // One timer for the socket's life. Every frame read moves the window later, and the
     // timer is not moved for it: when it fires before the window ends, it is set again.
     // It is moved earlier at once when the window shrinks (the server closed the socket).
-    let timer = tokio::time::sleep_until(window(reader, last_seen).into());
+    let timer = tokio::time::sleep_until(window(reader).into());
     tokio::pin!(timer);
     loop {
         reader.census_state();
-        let deadline = window(reader, last_seen);
+        let deadline = window(reader);
         if deadline < timer.deadline().into_std() {
             timer.as_mut().reset(deadline.into());
         }
@@ -130,7 +126,7 @@ async fn drive(
             biased;
             wake = std::future::poll_fn(|cx| out.poll_wake(cx)) => {
                 let written = match wake {
-                    Wake::Close(code) => writer.close(ws, reader, code).await,
+                    Wake::Close(code) => writer.close(reader, code).await,
                     Wake::Backlog => drain(out).await,
                 };
                 if !written {
@@ -147,7 +143,7 @@ async fn drive(
                 }
             }
             _ = sleep_until(due), if due.is_some() => {
-                if !writer.flush_due(ws, reader).await {
+                if !writer.flush_due(reader).await {
                     return;
                 }
             }
@@ -161,7 +157,7 @@ async fn drive(
                 }
                 reader.silent();
             }
-            read = ws.next() => {
+            read = std::future::poll_fn(|cx| reader.ear.poll_next(cx)) => {
                 let frame = match read {
                     Some(Ok(m)) => m,
                     Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
@@ -173,18 +169,12 @@ async fn drive(
                     }
                     Some(Err(_)) | None => return,
                 };
-                last_seen = Instant::now();
                 // After the server's close, or on a close, ping or pong: read on, so the
                 // close handshake completes and the client sees the close code.
-                if reader.closing.is_some() || frame.is_close() || frame.is_ping() || frame.is_pong() {
+                if reader.closing.is_some() || is_control(&frame) {
                     continue;
                 }
-                let joined = reader.joined;
                 reader.frame(frame).await;
-                if reader.joined && !joined {
-                    // Its hello was taken: from now on it reads at its room's turns.
-                    ws.get_mut().follow_turns();
-                }
             }
         }
     }
@@ -232,16 +222,16 @@ struct Writer {
 impl Writer {
     /// Sends the close, behind everything sent before it. False when the socket failed or
     /// the client held it past the heartbeat window.
-    async fn close(&mut self, ws: &mut Socket, reader: &mut Reader, code: u16) -> bool {
+    async fn close(&mut self, reader: &mut Reader, code: u16) -> bool {
         self.closed = true;
-        reader.closing.get_or_insert(Instant::now());
-        let sent = tokio::time::timeout(HEARTBEAT, ws.send(close_frame(code)));
+        reader.closing();
+        let sent = tokio::time::timeout(HEARTBEAT, reader.ear.send(close_frame(code)));
         matches!(sent.await, Ok(Ok(())))
     }
 
     /// Writes every held frame that is due, in one flush. False when the socket failed
     /// or a client that stopped reading held a write past the heartbeat window.
-    async fn flush_due(&mut self, ws: &mut Socket, reader: &mut Reader) -> bool {
+    async fn flush_due(&mut self, reader: &mut Reader) -> bool {
         let written = tokio::time::timeout(HEARTBEAT, async {
             let now = Instant::now();
             while let Some((at, _)) = self.held.front()
@@ -257,13 +247,13 @@ impl Writer {
                     Out::Text(frame) => Message::Text(frame.bytes()),
                     Out::Close(c) => {
                         self.closed = true;
-                        reader.closing.get_or_insert(now);
+                        reader.closing();
                         close_frame(c)
                     }
                 };
-                ws.feed(msg).await?;
+                reader.ear.feed(msg).await?;
             }
-            ws.flush().await
+            reader.ear.flush().await
         });
         matches!(written.await, Ok(Ok(())))
     }
@@ -275,7 +265,8 @@ struct Reader {
     shared: Arc<Shared>,
     room: Option<RoomHandle>,
     link: ConnLink,
-    guard: Guard,
+    /// The socket's reading, which the room takes over with its `hello`.
+    ear: Arc<Ear>,
     /// Whether the room has this connection's `hello`.
     joined: bool,
     /// The connection's place: its address (new sessions are counted by it), and whether
@@ -303,11 +294,20 @@ impl Reader {
         }
     }
 
+    /// The server closed the socket: from now on this task reads it, and drains it until
+    /// the client answers.
+    fn closing(&mut self) {
+        if self.closing.is_none() {
+            self.closing = Some(Instant::now());
+            self.ear.take_back();
+        }
+    }
+
     /// The server closes the socket with `code`: the close goes out after what is queued,
     /// and the socket drains until the client answers.
     fn close(&mut self, code: u16) {
         self.link.close(code);
-        self.closing = Some(Instant::now());
+        self.closing();
     }
 
     /// Silence past the window: no hello in time (4400), or a dead client (1000).
@@ -323,41 +323,28 @@ impl Reader {
 
     fn refuse_and_close(&mut self, refusal: Refusal, close: u16) {
         self.link.refuse(&self.shared.census, &refusal, close);
-        self.closing = Some(Instant::now());
+        self.closing();
     }
 
     fn answer(&self, msg: &ServerMsg) {
         let _ = self.link.send(&Frame::from(msg));
     }
 
-    /// One data frame: the guards, strict parsing, then where it goes.
+    /// One data frame read by this task: the transport's rules (`ear::sort`), then where
+    /// it goes.
     async fn frame(&mut self, frame: Message) {
-        match self.guard.check(&frame) {
-            Checked::Pass => {}
-            Checked::Refused(r) => return self.answer(&ServerMsg::err(&r)),
-            Checked::Abuse(r) => {
+        let cmd = match self.ear.sort(&frame) {
+            Heard::Answer(msg) => return self.answer(&msg),
+            Heard::Abuse(r) => {
                 self.refuse_and_close(r, close::ABUSE);
                 tracing::info!(room = %self.code, conn = self.link.id, "closed for abuse (3 strikes)");
                 return;
             }
-        }
-        let msg = match parse_client(frame.to_text().unwrap_or_default()) {
-            Ok(m) => m,
-            Err(r) => return self.answer(&ServerMsg::err(&r)),
-        };
-        self.guard.parsed();
-        let cmd = match msg {
-            ClientMsg::Ping { t } => {
-                return self.answer(&ServerMsg::Pong {
-                    p: PROTOCOL_VERSION,
-                    t,
-                    now: now_s(),
-                });
-            }
-            ClientMsg::Hello { p, token, name } => {
+            Heard::Hello { p, token, name } => {
                 match self.hello(p) && self.known_or_new(token.as_deref()).await {
                     true => RoomCmd::Hello {
                         conn: self.link.clone(),
+                        ear: self.ear.clone(),
                         token,
                         name,
                         seated_only: self.place.reserve(),
@@ -365,25 +352,13 @@ impl Reader {
                     false => return,
                 }
             }
-            ClientMsg::Room(msg) if !self.joined => {
+            Heard::Room(msg) if !self.joined => {
                 let why = format!("{} before hello: say hello first", msg.kind());
                 return self.answer(&ServerMsg::err(&Refusal::new(code::WRONG_STATE, why)));
             }
-            ClientMsg::Room(RoomMsg::Input(input)) => {
-                // Left for the room's next turn, without waking it (`shared::inbox`).
-                let Some(room) = self.room.as_ref() else {
-                    return;
-                };
-                match room.inbox.put(self.link.id, input) {
-                    Ok(()) => return,
-                    Err(Refused::Closed) => return self.room_gone(),
-                    Err(Refused::Full(input)) => RoomCmd::Msg {
-                        conn: self.link.id,
-                        msg: RoomMsg::Input(input),
-                    },
-                }
-            }
-            ClientMsg::Room(msg) => RoomCmd::Msg {
+            // Read before the room took the socket's reading: through the mailbox, behind
+            // the hello.
+            Heard::Room(msg) => RoomCmd::Msg {
                 conn: self.link.id,
                 msg,
             },
@@ -447,11 +422,4 @@ impl Reader {
         self.joined = true;
         true
     }
-}
-
-/// Unix time in seconds, to the millisecond (`pong.now`).
-fn now_s() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| (d.as_secs_f64() * 1000.0).round() / 1000.0)
 }

@@ -8,8 +8,9 @@
 //! over the limit is answered `too_big`; a far bigger one closes the socket with 1009).
 
 use super::duplex::Duplex;
+use super::ear::Socket;
 use super::reply::{busy, refuse};
-use super::socket::{Socket, serve};
+use super::socket::serve;
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
 use crate::shared::gate::{Place, Refused};

@@ -8,12 +8,17 @@
 //! writes from. Either way nothing ever waits: a full backlog or queue drops the frame, and
 //! the sender decides what that means. A close is sent by the socket's task, after
 //! everything handed over before it.
+//!
+//! Once its `hello` is taken a socket is read by its room, at each of the room's turns
+//! (`Hears`, which `server::ear` implements): the room reads what every client sent since
+//! the last turn and handles it in the same turn, and the socket's task is not woken for it.
 
 use super::census::Census;
 use super::outbound::Outbound;
-use crate::wire::messages::{Refusal, ServerMsg};
+use crate::wire::messages::{Refusal, RoomMsg, ServerMsg};
 use bytes::Bytes;
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
@@ -135,6 +140,23 @@ impl ConnLink {
         self.close(close);
         census.refused(close);
     }
+}
+
+/// A joined socket's reading, as its room does it. The transport's rules (the rate and
+/// size limits, strict parsing, `ping`, the close handshake) stay the socket's: the room
+/// only ever sees the messages meant for it.
+pub trait Hears: Send + Sync {
+    /// From now on the room reads the socket, at its turns; its task no longer does.
+    fn claim(&self);
+    /// Reads everything the client sent since the last turn: the room's messages go into
+    /// `heard`, in order, with the connection's id; what the socket answers itself goes out
+    /// through `link`. A socket
+    /// that ended, or that the server closed, is handed back to its task (which drains it
+    /// and tells the room it is gone).
+    fn hear(&self, link: &ConnLink, now: Instant, heard: &mut Vec<(u64, RoomMsg)>);
+    /// The room no longer reads the socket (the connection left the room, or the room
+    /// closed): its task reads it again.
+    fn release(&self);
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@ pub mod config;
 pub mod conn;
 pub mod gate;
 pub mod homes;
-pub mod inbox;
 pub mod newcomers;
 pub mod outbound;
 pub mod random;

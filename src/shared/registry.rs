@@ -2,16 +2,15 @@
 //! without being asked.
 //!
 //! A room owns its state; the registry holds its mailbox (`RoomCmd`s go in, the room's task
-//! takes them out), its inbox (sockets leave inputs there, taken at the room's next turn:
-//! `shared::inbox`), its turns (which wake its sockets to read: `shared::turns`) and a few
-//! atomics the room keeps current (its state and head counts) for quick play and the
-//! census. The mailbox and the inbox are the room's whole interface: HTTP handlers and
-//! sockets speak to a room only through them. Neither can
-//! carry `hello` or `ping` as messages: the socket answers `ping` itself and turns `hello`
-//! into `RoomCmd::Hello`.
+//! takes them out), its turns (which pace a backlog its sockets could not write at once:
+//! `shared::turns`) and a few atomics the room keeps current (its state and head counts)
+//! for quick play and the census. The mailbox is the room's whole interface: HTTP handlers
+//! speak to a room only through it, and so does a socket until the room takes its `hello`
+//! (with the socket's reading, `conn::Hears`: from then on the room reads the socket
+//! itself). The mailbox cannot carry `hello` or `ping` as messages: the socket answers
+//! `ping` itself and turns `hello` into `RoomCmd::Hello`.
 
-use super::conn::ConnLink;
-use super::inbox::Inbox;
+use super::conn::{ConnLink, Hears};
 use super::turns::Turns;
 use crate::store::quests::Completion;
 use crate::wire::messages::{Refusal, RoomMsg, RoomState, RoomStatus};
@@ -62,6 +61,8 @@ pub enum RoomCmd {
     /// here already.
     Hello {
         conn: ConnLink,
+        /// The socket's reading, which the room takes over with the connection.
+        ear: Arc<dyn Hears>,
         token: Option<String>,
         name: Option<String>,
         seated_only: bool,
@@ -141,14 +142,13 @@ impl RoomInfo {
     }
 }
 
-/// How to reach a room: its mailbox, its inbox for inputs, its turns (when its sockets read:
+/// How to reach a room: its mailbox, its turns (when its sockets write a backlog:
 /// `shared::turns`), its home (`shared::homes`: the thread its sockets join it on) and its
 /// published info.
 #[derive(Clone)]
 pub struct RoomHandle {
     pub tx: mpsc::Sender<RoomCmd>,
     pub home: usize,
-    pub inbox: Arc<Inbox>,
     pub turns: Arc<Turns>,
     pub info: Arc<RoomInfo>,
 }
@@ -195,7 +195,6 @@ impl Registry {
         let handle = RoomHandle {
             tx,
             home,
-            inbox: Arc::new(Inbox::default()),
             turns: Turns::new(),
             info: Arc::new(RoomInfo::new()),
         };

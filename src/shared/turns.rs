@@ -1,26 +1,15 @@
-//! A room's turns as its sockets see them: when each socket reads what its client sent.
+//! A room's turns as its sockets' writing sees them: when a backlog the kernel would not
+//! take is tried again.
 //!
-//! A room's sockets are not watched by the kernel for what arrives on them. When they were,
-//! each frame a client sent woke the room's thread (`epoll_wait`, a context switch, the
-//! socket's task) to read it, and inputs are most of what clients send: a playing room's
-//! four players woke it 80 times a second on top of its own 20 ticks, and those wake-ups
-//! were the largest single cost left of a playing room (docs/PERFORMANCE.md). Instead the
-//! room, at the start of each turn of its timer (every tick, in every phase), wakes each
-//! socket that read all there was since the last turn; the sockets read before the room
-//! goes on (it yields to them), and it takes their inputs in that same turn. Inputs were
-//! already taken only at a turn (`shared::inbox`), so no input waits longer for its tick
-//! than it did; what changes is that every other frame of a client's (`ready`, `start`,
-//! `ping`) is read at the room's next turn, at most one tick after it arrived.
-//!
-//! The same turns pace a socket's writing when the kernel's send buffer is full (a client
-//! that reads slowly): what is left is written at the next turn. So no socket is watched
-//! by the kernel at all, and a home's thread wakes only for timers: its rooms', and those
-//! of sockets on their own time.
+//! No one asks the kernel to wake anyone for a room's sockets. A joined socket is read by
+//! its room at each turn of its timer (`server::ear`). A socket whose kernel send buffer
+//! was full (a client that reads slowly) writes what is left at the room's next turn: the
+//! room, at the start of each turn, wakes every socket waiting for one. So a home's thread
+//! wakes only for timers: its rooms', and those of sockets on their own time.
 //!
 //! A socket reads on its own time until its `hello` is taken (a client waiting for its
-//! `welcome` should not wait for a turn): first a millisecond after it found nothing, then
-//! twice as long each time, up to `OWN_TURN`. A socket whose room has closed, or that came
-//! for a room that does not exist, keeps its own time until it ends.
+//! `welcome` should not wait for a turn), and again once the server closed it: first a
+//! millisecond after it found nothing, then twice as long each time, up to `OWN_TURN`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -114,8 +103,8 @@ impl Turns {
     }
 }
 
-/// One of a socket's waits for its room's turns (its reading has one, its writing another),
-/// or for its own time.
+/// One of a socket's waits: its writing's for its room's turns, its reading's for its own
+/// time.
 #[derive(Debug)]
 pub struct Pace {
     turns: Arc<Turns>,
@@ -131,7 +120,7 @@ pub struct Pace {
 }
 
 impl Pace {
-    /// A pace that follows `turns` from the start.
+    /// A pace that follows `turns` (while the room is open; after, its own time).
     pub fn turns(turns: Arc<Turns>) -> Pace {
         Pace {
             turns,
@@ -143,17 +132,12 @@ impl Pace {
         }
     }
 
-    /// A pace on its own time until `follow` is called.
+    /// A pace on its own time (it keeps `turns` only to know the turn now).
     pub fn own(turns: Arc<Turns>) -> Pace {
         Pace {
             follows: false,
             ..Pace::turns(turns)
         }
-    }
-
-    /// From now on, the room's turns (while it is open).
-    pub fn follow(&mut self) {
-        self.follows = true;
     }
 
     /// Something was read: on its own time, the next wait starts short again.
