@@ -19,7 +19,11 @@ pub const MAX_RECORD_LEN: u32 = 16 << 20;
 /// Appends records to any writer (a file, a buffer).
 pub struct ReplayWriter<W: Write> {
     out: W,
-    scratch: Vec<u8>,
+    /// A record's payload, and the whole record (length, checksum, payload), written in
+    /// one piece: both kept, so a record (a live room appends about five a tick)
+    /// allocates nothing.
+    payload: Vec<u8>,
+    record: Vec<u8>,
 }
 
 impl<W: Write> ReplayWriter<W> {
@@ -30,28 +34,34 @@ impl<W: Write> ReplayWriter<W> {
         out.write_all(&preamble)?;
         Ok(ReplayWriter {
             out,
-            scratch: Vec::new(),
+            payload: Vec::new(),
+            record: Vec::new(),
         })
     }
 
     pub fn append(&mut self, record: &Record) -> io::Result<()> {
-        self.scratch.clear();
-        let payload = bincode::serde::encode_to_vec(record, bincode::config::standard())
-            .map_err(io::Error::other)?;
-        let mut len = payload.len() as u64;
+        self.record.clear();
+        self.payload.clear();
+        bincode::serde::encode_into_std_write(
+            record,
+            &mut self.payload,
+            bincode::config::standard(),
+        )
+        .map_err(io::Error::other)?;
+        let mut len = self.payload.len() as u64;
         loop {
             let byte = (len & 0x7f) as u8;
             len >>= 7;
             if len == 0 {
-                self.scratch.push(byte);
+                self.record.push(byte);
                 break;
             }
-            self.scratch.push(byte | 0x80);
+            self.record.push(byte | 0x80);
         }
-        self.scratch
-            .extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-        self.scratch.extend_from_slice(&payload);
-        self.out.write_all(&self.scratch)?;
+        self.record
+            .extend_from_slice(&crc32fast::hash(&self.payload).to_le_bytes());
+        self.record.extend_from_slice(&self.payload);
+        self.out.write_all(&self.record)?;
         Ok(())
     }
 

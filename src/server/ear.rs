@@ -85,9 +85,9 @@ pub enum Heard {
     Room(RoomMsg),
 }
 
-/// Sorts one data frame: the guard's limits, strict parsing, `ping`.
-fn sort(guard: &mut Guard, frame: &Message) -> Heard {
-    match guard.check(frame) {
+/// Sorts one data frame, read at `now`: the guard's limits, strict parsing, `ping`.
+fn sort(guard: &mut Guard, frame: &Message, now: Instant) -> Heard {
+    match guard.check(frame, now) {
         Checked::Pass => {}
         Checked::Refused(r) => return Heard::Answer(ServerMsg::err(&r)),
         Checked::Abuse(r) => return Heard::Abuse(r),
@@ -167,7 +167,7 @@ impl Ear {
 
     /// Sorts a frame the socket's task read.
     pub fn sort(&self, frame: &Message) -> Heard {
-        sort(&mut self.hearing().guard, frame)
+        sort(&mut self.hearing().guard, frame, Instant::now())
     }
 
     /// Hands `msg` to the WebSocket without flushing.
@@ -232,7 +232,7 @@ impl Hears for Ear {
                 // tungstenite answers a ping, and a close: the next read finds it ended.
                 continue;
             }
-            match sort(&mut h.guard, &frame) {
+            match sort(&mut h.guard, &frame, now) {
                 Heard::Answer(msg) => {
                     let _ = link.send(&Frame::from(&msg));
                 }

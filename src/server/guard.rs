@@ -14,8 +14,7 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn take(&mut self) -> bool {
-        let now = Instant::now();
+    fn take(&mut self, now: Instant) -> bool {
         self.tokens =
             (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate).min(self.rate);
         self.at = now;
@@ -58,9 +57,10 @@ impl Guard {
         }
     }
 
-    /// Checks one data frame (text or binary) against the rate and the size.
-    pub fn check(&mut self, frame: &Message) -> Checked {
-        let (refusal, strike) = if !self.bucket.take() {
+    /// Checks one data frame (text or binary), read at `now`, against the rate and the
+    /// size.
+    pub fn check(&mut self, frame: &Message, now: Instant) -> Checked {
+        let (refusal, strike) = if !self.bucket.take(now) {
             let why = format!("more than {} frames a second", self.bucket.rate);
             (Refusal::new(code::RATE_LIMITED, why), true)
         } else if frame.len() > self.max_bytes {
