@@ -7,9 +7,12 @@
 //! left in its inbox. A playing room's four sockets cost four wake-ups, four polls of a
 //! task's whole `select!` (its timers, its `Outbound`) and an inbox hand-over every tick,
 //! for what is mostly one small `input` each. Now the room calls `hear` on each of its
-//! connections instead, in its own task: tungstenite reads what arrived (`Duplex` reads the
-//! kernel's socket until it holds nothing more, and then is pending with no one to wake),
-//! this file applies the transport's rules, and the room gets the messages meant for it.
+//! connections instead, in its own task: tungstenite reads what arrived, through its
+//! blocking-style API over the non-blocking `Duplex`, until the kernel holds nothing more
+//! (`WouldBlock`: the room reads again at its next turn), this file applies the
+//! transport's rules, and the room gets the messages meant for it. The socket's task reads
+//! through the same API, and waits its own time (`shared::turns::Pace`) after a
+//! `WouldBlock`.
 //! The task sleeps meanwhile, woken only by its heartbeat timer, its `Outbound` (a close,
 //! a backlog) or the room letting the socket go.
 //!
@@ -23,23 +26,24 @@ use super::duplex::Duplex;
 use super::guard::{Checked, Guard};
 use crate::shared::Shared;
 use crate::shared::conn::{ConnLink, Frame, Hears};
+use crate::shared::outbound::Outbound;
+use crate::shared::turns::{Pace, Turns};
 use crate::wire::messages::{
     ClientMsg, PROTOCOL_VERSION, Refusal, RoomMsg, ServerMsg, close, code, parse_client,
 };
-use futures_util::{Sink, SinkExt, StreamExt};
-use std::pin::Pin;
+use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, WebSocket};
 
 /// A player's socket.
-pub type Socket = WebSocketStream<Duplex>;
+pub type Socket = WebSocket<Duplex>;
 
 /// One socket's reading.
 pub struct Ear {
     hearing: Mutex<Hearing>,
+    out: Arc<Outbound>,
     shared: Arc<Shared>,
     /// The room's code, for the log line of a socket closed for abuse.
     code: String,
@@ -47,6 +51,8 @@ pub struct Ear {
 
 struct Hearing {
     ws: Socket,
+    /// The task's own time, between its reads.
+    pace: Pace,
     guard: Guard,
     /// When the client last sent anything (its heartbeat window runs from then).
     last_seen: Instant,
@@ -62,7 +68,6 @@ impl Hearing {
     /// The socket's task reads it again (and is woken to).
     fn hand_back(&mut self) {
         self.by_room = false;
-        self.ws.get_mut().read_by_room(false);
         if let Some(task) = self.task.take() {
             task.wake();
         }
@@ -114,16 +119,26 @@ pub fn is_control(frame: &Message) -> bool {
 }
 
 impl Ear {
-    pub fn new(ws: Socket, guard: Guard, shared: Arc<Shared>, code: String) -> Arc<Ear> {
+    /// The reading of `ws`, whose room's turns are `turns`.
+    pub fn new(
+        ws: Socket,
+        turns: Arc<Turns>,
+        guard: Guard,
+        shared: Arc<Shared>,
+        code: String,
+    ) -> Arc<Ear> {
+        let out = ws.get_ref().out().clone();
         Arc::new(Ear {
             hearing: Mutex::new(Hearing {
                 ws,
+                pace: Pace::own(turns),
                 guard,
                 last_seen: Instant::now(),
                 by_room: false,
                 ended: false,
                 task: None,
             }),
+            out,
             shared,
             code,
         })
@@ -144,11 +159,24 @@ impl Ear {
             h.task = Some(cx.waker().clone());
             return Poll::Pending;
         }
-        let read = h.ws.poll_next_unpin(cx);
-        if let Poll::Ready(Some(Ok(_))) = read {
-            h.last_seen = Instant::now();
+        loop {
+            match h.ws.read() {
+                Ok(frame) => {
+                    h.last_seen = Instant::now();
+                    h.pace.fresh();
+                    return Poll::Ready(Some(Ok(frame)));
+                }
+                Err(WsError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
+                    let turn = h.pace.current();
+                    std::task::ready!(h.pace.poll_after(cx, turn));
+                    h.ws.get_mut().turn();
+                }
+                Err(WsError::ConnectionClosed | WsError::AlreadyClosed) => {
+                    return Poll::Ready(None);
+                }
+                Err(e) => return Poll::Ready(Some(Err(e))),
+            }
         }
-        read
     }
 
     /// When the client last sent anything.
@@ -170,38 +198,28 @@ impl Ear {
         sort(&mut self.hearing().guard, frame, Instant::now())
     }
 
-    /// Hands `msg` to the WebSocket without flushing.
-    pub async fn feed(&self, msg: Message) -> Result<(), WsError> {
-        let mut msg = Some(msg);
-        std::future::poll_fn(|cx| {
-            let mut h = self.hearing();
-            let mut ws = Pin::new(&mut h.ws);
-            std::task::ready!(ws.as_mut().poll_ready(cx))?;
-            match msg.take() {
-                Some(m) => Poll::Ready(ws.start_send(m)),
-                None => Poll::Ready(Ok(())),
-            }
-        })
-        .await
+    /// Hands `msg` to the WebSocket without writing it out.
+    pub fn feed(&self, msg: Message) -> Result<(), WsError> {
+        self.hearing().ws.write(msg)
     }
 
-    /// Writes out what the WebSocket holds.
+    /// Writes out what the WebSocket holds, and waits until the kernel took it.
     pub async fn flush(&self) -> Result<(), WsError> {
-        std::future::poll_fn(|cx| self.hearing().ws.poll_flush_unpin(cx)).await
+        self.hearing().ws.flush()?;
+        std::future::poll_fn(|cx| self.out.poll_drain(cx)).await?;
+        Ok(())
     }
 
-    /// Sends `msg` and flushes.
+    /// Sends `msg` and waits until the kernel took it.
     pub async fn send(&self, msg: Message) -> Result<(), WsError> {
-        self.feed(msg).await?;
+        self.feed(msg)?;
         self.flush().await
     }
 }
 
 impl Hears for Ear {
     fn claim(&self) {
-        let mut h = self.hearing();
-        h.by_room = true;
-        h.ws.get_mut().read_by_room(true);
+        self.hearing().by_room = true;
     }
 
     fn hear(&self, link: &ConnLink, now: Instant, heard: &mut Vec<(u64, RoomMsg)>) {
@@ -209,20 +227,20 @@ impl Hears for Ear {
         if !h.by_room {
             return;
         }
-        h.ws.get_mut().room_turn();
-        let mut cx = Context::from_waker(Waker::noop());
+        h.ws.get_mut().turn();
         loop {
-            let frame = match h.ws.poll_next_unpin(&mut cx) {
-                Poll::Pending => return,
-                Poll::Ready(Some(Ok(frame))) => frame,
-                Poll::Ready(Some(Err(WsError::Capacity(_)))) => {
+            let frame = match h.ws.read() {
+                Ok(frame) => frame,
+                Err(WsError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(WsError::Capacity(_)) => {
                     // A frame past the transport's limit, not read: the socket closes as
                     // any other the server closes (its task sends the close and drains).
                     self.shared.census.refused(close::MESSAGE_TOO_BIG);
                     link.close(close::MESSAGE_TOO_BIG);
                     return h.hand_back();
                 }
-                Poll::Ready(Some(Err(_)) | None) => {
+                Err(_) => {
+                    // The client's close (after tungstenite answered it), or a broken stream.
                     h.ended = true;
                     return h.hand_back();
                 }

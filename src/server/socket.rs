@@ -22,6 +22,7 @@ use crate::shared::conn::{ConnLink, Frame, Out};
 use crate::shared::gate::Place;
 use crate::shared::outbound::{Outbound, Wake};
 use crate::shared::registry::{RoomCmd, RoomHandle};
+use crate::shared::turns::Turns;
 use crate::wire::messages::{
     MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
 };
@@ -42,12 +43,13 @@ const DRAIN: Duration = Duration::from_secs(3);
 const HEARTBEAT: Duration = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
 
 /// Serves one socket for room `code` (`room`, as the upgrade found it: `None` when there
-/// is no such room) until it closes, writing through `out`, on the connection's `place`
-/// (given back when it ends). On a reserve place, its `hello` must return a player to its
-/// seat.
+/// is no such room; `turns`, its turns) until it closes, writing through `out`, on the
+/// connection's `place` (given back when it ends). On a reserve place, its `hello` must
+/// return a player to its seat.
 pub async fn serve(
     ws: Socket,
     out: Arc<Outbound>,
+    turns: Arc<Turns>,
     code: String,
     room: Option<RoomHandle>,
     shared: Arc<Shared>,
@@ -66,7 +68,7 @@ pub async fn serve(
         shared.config.max_inputs_per_s,
         shared.config.max_message_bytes,
     );
-    let ear = Ear::new(ws, guard, shared.clone(), code.clone());
+    let ear = Ear::new(ws, turns, guard, shared.clone(), code.clone());
     let mut reader = Reader {
         room,
         ear,
@@ -251,7 +253,7 @@ impl Writer {
                         close_frame(c)
                     }
                 };
-                reader.ear.feed(msg).await?;
+                reader.ear.feed(msg)?;
             }
             reader.ear.flush().await
         });

@@ -20,7 +20,6 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
 use tokio::net::TcpStream;
-use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use warp::http::{StatusCode, header};
@@ -171,10 +170,11 @@ pub fn try_upgrade(
             let cfg = config(shared.config.max_message_bytes);
             let turns = room.as_ref().map_or_else(Turns::none, |r| r.turns.clone());
             let out = Outbound::new(stream.clone(), turns.clone());
-            let duplex = Duplex::new(stream, early, out.clone(), turns);
-            let socket: Socket =
-                WebSocketStream::from_raw_socket(duplex, Role::Server, Some(cfg)).await;
-            serve(socket, out, code, room, shared, place).await;
+            let duplex = Duplex::new(stream, out.clone());
+            // Reading starts with whatever hyper had already read past the upgrade request.
+            let socket =
+                Socket::from_partially_read(duplex, early.to_vec(), Role::Server, Some(cfg));
+            serve(socket, out, turns, code, room, shared, place).await;
         });
     });
     let mut resp =
