@@ -142,6 +142,36 @@ async fn start_set_level_and_emote_floods_hold_the_host_check_and_the_emote_thro
     server.stop().await;
 }
 
+/// Given a client that sends a dozen room messages right behind its hello, without waiting
+/// for its welcome, when the room takes the socket's reading over partway through (the
+/// first are read by the socket's task and go through the mailbox, the rest the room reads
+/// itself), then the room answers them in the order they were sent.
+#[tokio::test]
+async fn messages_right_behind_a_hello_are_handled_in_the_order_they_were_sent() {
+    let mut server = server::start(&[]).await;
+    for gap_ms in [0u64, 2, 5] {
+        let (code, token) = server::create_room(server.addr, "Ann").await;
+        let mut a = Client::connect(server.addr, &code).await;
+        a.send(json!({"type": "hello", "p": 1, "token": token, "name": null}))
+            .await;
+        for i in 0..12 {
+            // Each is refused with an `err` that names the level it asked for.
+            a.send(json!({"type": "set_level", "level": format!("nowhere_{i}")}))
+                .await;
+            tokio::time::sleep(std::time::Duration::from_millis(gap_ms)).await;
+        }
+        let mut named = Vec::new();
+        while named.len() < 12 {
+            let err = a.expect("err").await;
+            let msg = err["msg"].as_str().unwrap_or_default().to_string();
+            let i = (0..12).find(|i| msg.contains(&format!("\"nowhere_{i}\"")));
+            named.push(i.unwrap_or_else(|| panic!("an err for no level sent: {err}")));
+        }
+        assert_eq!(named, (0..12).collect::<Vec<_>>(), "gap {gap_ms} ms");
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_second_hello_on_a_socket_is_wrong_state_and_mints_nothing() {
     let mut server = server::start(&[]).await;
