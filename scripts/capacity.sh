@@ -8,7 +8,10 @@ set -u
 R=$1
 K=${2:-4}
 cd "$(dirname "$0")/.."
-pkill -f "serve --bind 127.0.0.1:8790"; sleep 0.5; rm -rf /tmp/lt
+pkill -f "serve --bind 127.0.0.1:8790"
+# A server left with a thousand rooms takes a while to go: wait, or the new one cannot bind.
+for _ in $(seq 100); do pgrep -f "serve --bind 127.0.0.1:8790" > /dev/null || break; sleep 0.1; done
+rm -rf /tmp/lt
 # Every load client is 127.0.0.1: the per-address, pending-socket and new-session caps are lifted.
 (UNDERCOOKED_MAX_CONNECTIONS_PER_IP=1000000 UNDERCOOKED_MAX_PENDING_SOCKETS=1000000 \
   UNDERCOOKED_NEW_SESSIONS_PER_MIN=100000 \
