@@ -60,6 +60,9 @@ struct Hearing {
     by_room: bool,
     /// The room found the socket ended: its task ends.
     ended: bool,
+    /// The server closed the socket: its task drains it, and the room never reads it again
+    /// (not even when it takes the socket's hello after the close).
+    closed: bool,
     /// The socket's task, waiting while the room reads.
     task: Option<Waker>,
 }
@@ -113,6 +116,13 @@ fn sort(guard: &mut Guard, frame: &Message, now: Instant) -> Heard {
     }
 }
 
+/// The answer to a second `hello` on a socket: `wrong_state`, and the socket stays (a
+/// second hello would mint a token that is not the seat's).
+pub fn second_hello() -> ServerMsg {
+    let why = "hello was already said on this socket";
+    ServerMsg::err(&Refusal::new(code::WRONG_STATE, why))
+}
+
 /// Whether a frame is one tungstenite answers itself (or the close handshake's).
 pub fn is_control(frame: &Message) -> bool {
     frame.is_close() || frame.is_ping() || frame.is_pong()
@@ -136,6 +146,7 @@ impl Ear {
                 last_seen: Instant::now(),
                 by_room: false,
                 ended: false,
+                closed: false,
                 task: None,
             }),
             out,
@@ -188,6 +199,7 @@ impl Ear {
     /// client answers).
     pub fn take_back(&self) {
         let mut h = self.hearing();
+        h.closed = true;
         if h.by_room {
             h.hand_back();
         }
@@ -219,7 +231,8 @@ impl Ear {
 
 impl Hears for Ear {
     fn claim(&self) {
-        self.hearing().by_room = true;
+        let mut h = self.hearing();
+        h.by_room = !h.closed;
     }
 
     fn hear(&self, link: &ConnLink, now: Instant, heard: &mut Vec<(u64, RoomMsg)>) {
@@ -237,6 +250,7 @@ impl Hears for Ear {
                     // any other the server closes (its task sends the close and drains).
                     self.shared.census.refused(close::MESSAGE_TOO_BIG);
                     link.close(close::MESSAGE_TOO_BIG);
+                    h.closed = true;
                     return h.hand_back();
                 }
                 Err(_) => {
@@ -257,13 +271,11 @@ impl Hears for Ear {
                 Heard::Abuse(r) => {
                     link.refuse(&self.shared.census, &r, close::ABUSE);
                     tracing::info!(room = %self.code, conn = link.id, "closed for abuse (3 strikes)");
+                    h.closed = true;
                     return h.hand_back();
                 }
                 Heard::Hello { .. } => {
-                    // A second hello would mint a token that is not the seat's.
-                    let r =
-                        Refusal::new(code::WRONG_STATE, "hello was already said on this socket");
-                    let _ = link.send(&Frame::from(&ServerMsg::err(&r)));
+                    let _ = link.send(&Frame::from(&second_hello()));
                 }
                 Heard::Room(msg) => heard.push((link.id, msg)),
             }

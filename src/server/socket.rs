@@ -14,7 +14,7 @@
 //! removes itself. A test latency (`sim_latency_ms`) sends every frame through the queue
 //! instead, and holds each back that long before it is written.
 
-use super::ear::{Ear, Heard, Socket, is_control};
+use super::ear::{Ear, Heard, Socket, is_control, second_hello};
 use super::guard::Guard;
 use crate::shared::Shared;
 use crate::shared::census::SocketState;
@@ -383,11 +383,7 @@ impl Reader {
     /// room that exists.
     fn hello(&mut self, p: i64) -> bool {
         if self.joined {
-            // A second hello would mint a token that is not the seat's; the socket stays.
-            self.answer(&ServerMsg::err(&Refusal::new(
-                code::WRONG_STATE,
-                "hello was already said on this socket",
-            )));
+            self.answer(&second_hello());
             return false;
         }
         if p < MIN_SUPPORTED_VERSION as i64 || p > PROTOCOL_VERSION as i64 {
