@@ -135,10 +135,12 @@ impl Room {
 
     /// One turn of the room's timer. The commands already waiting go first: what a socket
     /// sent through the mailbox before the room took its reading comes before what the room
-    /// reads now. Then what every client sent since the last turn, then the timer's work.
-    /// Returns false when the room should close.
+    /// reads now (only those: a stream of new ones cannot hold the tick back). Then what
+    /// every client sent since the last turn, then the timer's work. Returns false when the
+    /// room should close.
     fn turn(&mut self, rx: &mut mpsc::Receiver<RoomCmd>, scheduled: Instant) -> bool {
-        while let Ok(cmd) = rx.try_recv() {
+        for _ in 0..rx.len() {
+            let Ok(cmd) = rx.try_recv() else { break };
             if self.command(cmd).is_break() {
                 return false;
             }
