@@ -11,7 +11,7 @@
 //! blocking-style API over the non-blocking `Duplex`, until the kernel holds nothing more
 //! (`WouldBlock`: the room reads again at its next turn), this file applies the
 //! transport's rules, and the room gets the messages meant for it. The socket's task reads
-//! through the same API, and waits its own time (`shared::turns::Pace`) after a
+//! through the same API, and waits its own time (`shared::turns::OwnTime`) after a
 //! `WouldBlock`.
 //! The task sleeps meanwhile, woken only by its heartbeat timer, its `Outbound` (a close,
 //! a backlog) or the room letting the socket go.
@@ -26,8 +26,7 @@ use super::duplex::Duplex;
 use super::guard::{Checked, Guard};
 use crate::shared::Shared;
 use crate::shared::conn::{ConnLink, Frame, Hears};
-use crate::shared::outbound::Outbound;
-use crate::shared::turns::{Pace, Turns};
+use crate::shared::turns::OwnTime;
 use crate::wire::messages::{
     ClientMsg, PROTOCOL_VERSION, Refusal, RoomMsg, ServerMsg, close, code, parse_client,
 };
@@ -43,7 +42,6 @@ pub type Socket = WebSocket<Duplex>;
 /// One socket's reading.
 pub struct Ear {
     hearing: Mutex<Hearing>,
-    out: Arc<Outbound>,
     shared: Arc<Shared>,
     /// The room's code, for the log line of a socket closed for abuse.
     code: String,
@@ -52,7 +50,7 @@ pub struct Ear {
 struct Hearing {
     ws: Socket,
     /// The task's own time, between its reads.
-    pace: Pace,
+    own: OwnTime,
     guard: Guard,
     /// When the client last sent anything (its heartbeat window runs from then).
     last_seen: Instant,
@@ -74,6 +72,13 @@ impl Hearing {
         if let Some(task) = self.task.take() {
             task.wake();
         }
+    }
+
+    /// The server closed the socket: its task drains it, and the room never reads it again
+    /// (not even when it takes the socket's hello after the close).
+    fn server_closed(&mut self) {
+        self.closed = true;
+        self.hand_back();
     }
 }
 
@@ -129,19 +134,12 @@ pub fn is_control(frame: &Message) -> bool {
 }
 
 impl Ear {
-    /// The reading of `ws`, whose room's turns are `turns`.
-    pub fn new(
-        ws: Socket,
-        turns: Arc<Turns>,
-        guard: Guard,
-        shared: Arc<Shared>,
-        code: String,
-    ) -> Arc<Ear> {
-        let out = ws.get_ref().out().clone();
+    /// The reading of `ws`, under `guard`, for room `code`.
+    pub fn new(ws: Socket, guard: Guard, shared: Arc<Shared>, code: String) -> Arc<Ear> {
         Arc::new(Ear {
             hearing: Mutex::new(Hearing {
                 ws,
-                pace: Pace::own(turns),
+                own: OwnTime::default(),
                 guard,
                 last_seen: Instant::now(),
                 by_room: false,
@@ -149,7 +147,6 @@ impl Ear {
                 closed: false,
                 task: None,
             }),
-            out,
             shared,
             code,
         })
@@ -174,12 +171,11 @@ impl Ear {
             match h.ws.read() {
                 Ok(frame) => {
                     h.last_seen = Instant::now();
-                    h.pace.fresh();
+                    h.own.fresh();
                     return Poll::Ready(Some(Ok(frame)));
                 }
                 Err(WsError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
-                    let turn = h.pace.current();
-                    std::task::ready!(h.pace.poll_after(cx, turn));
+                    std::task::ready!(h.own.poll_wait(cx));
                     h.ws.get_mut().turn();
                 }
                 Err(WsError::ConnectionClosed | WsError::AlreadyClosed) => {
@@ -198,11 +194,20 @@ impl Ear {
     /// The server closed the socket: its task reads it from now on (it drains it until the
     /// client answers).
     pub fn take_back(&self) {
-        let mut h = self.hearing();
-        h.closed = true;
-        if h.by_room {
-            h.hand_back();
-        }
+        self.hearing().server_closed();
+    }
+
+    /// A frame past the transport's limit, not read: the socket closes (1009) as any other
+    /// the server closes (its task sends the close and drains).
+    pub fn too_big(&self, link: &ConnLink) {
+        self.shared.census.refused(close::MESSAGE_TOO_BIG);
+        link.close(close::MESSAGE_TOO_BIG);
+    }
+
+    /// The third strike in a row: the refusal, then the close (4404).
+    pub fn abuse(&self, link: &ConnLink, refusal: &Refusal) {
+        link.refuse(&self.shared.census, refusal, close::ABUSE);
+        tracing::info!(room = %self.code, conn = link.id, "closed for abuse (3 strikes)");
     }
 
     /// Sorts a frame the socket's task read.
@@ -218,7 +223,7 @@ impl Ear {
     /// Writes out what the WebSocket holds, and waits until the kernel took it.
     pub async fn flush(&self) -> Result<(), WsError> {
         self.hearing().ws.flush()?;
-        std::future::poll_fn(|cx| self.out.poll_drain(cx)).await?;
+        std::future::poll_fn(|cx| self.hearing().ws.get_ref().out().poll_drain(cx)).await?;
         Ok(())
     }
 
@@ -246,12 +251,8 @@ impl Hears for Ear {
                 Ok(frame) => frame,
                 Err(WsError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(WsError::Capacity(_)) => {
-                    // A frame past the transport's limit, not read: the socket closes as
-                    // any other the server closes (its task sends the close and drains).
-                    self.shared.census.refused(close::MESSAGE_TOO_BIG);
-                    link.close(close::MESSAGE_TOO_BIG);
-                    h.closed = true;
-                    return h.hand_back();
+                    self.too_big(link);
+                    return h.server_closed();
                 }
                 Err(_) => {
                     // The client's close (after tungstenite answered it), or a broken stream.
@@ -269,10 +270,8 @@ impl Hears for Ear {
                     let _ = link.send(&Frame::from(&msg));
                 }
                 Heard::Abuse(r) => {
-                    link.refuse(&self.shared.census, &r, close::ABUSE);
-                    tracing::info!(room = %self.code, conn = link.id, "closed for abuse (3 strikes)");
-                    h.closed = true;
-                    return h.hand_back();
+                    self.abuse(link, &r);
+                    return h.server_closed();
                 }
                 Heard::Hello { .. } => {
                     let _ = link.send(&Frame::from(&second_hello()));

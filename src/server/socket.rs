@@ -22,7 +22,6 @@ use crate::shared::conn::{ConnLink, Frame, Out};
 use crate::shared::gate::Place;
 use crate::shared::outbound::{Outbound, Wake};
 use crate::shared::registry::{RoomCmd, RoomHandle};
-use crate::shared::turns::Turns;
 use crate::wire::messages::{
     MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
 };
@@ -43,13 +42,12 @@ const DRAIN: Duration = Duration::from_secs(3);
 const HEARTBEAT: Duration = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
 
 /// Serves one socket for room `code` (`room`, as the upgrade found it: `None` when there
-/// is no such room; `turns`, its turns) until it closes, writing through `out`, on the
-/// connection's `place` (given back when it ends). On a reserve place, its `hello` must
-/// return a player to its seat.
+/// is no such room) until it closes, writing through `out`, on the connection's `place`
+/// (given back when it ends). On a reserve place, its `hello` must return a player to its
+/// seat.
 pub async fn serve(
     ws: Socket,
     out: Arc<Outbound>,
-    turns: Arc<Turns>,
     code: String,
     room: Option<RoomHandle>,
     shared: Arc<Shared>,
@@ -68,7 +66,7 @@ pub async fn serve(
         shared.config.max_inputs_per_s,
         shared.config.max_message_bytes,
     );
-    let ear = Ear::new(ws, turns, guard, shared.clone(), code.clone());
+    let ear = Ear::new(ws, guard, shared.clone(), code.clone());
     let mut reader = Reader {
         room,
         ear,
@@ -163,10 +161,8 @@ async fn drive(
                 let frame = match read {
                     Some(Ok(m)) => m,
                     Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
-                        // A frame past the transport's limit, not read: the socket closes
-                        // as any other the server closes (the close goes out next).
-                        reader.shared.census.refused(close::MESSAGE_TOO_BIG);
-                        reader.close(close::MESSAGE_TOO_BIG);
+                        reader.ear.too_big(&reader.link);
+                        reader.closing();
                         continue;
                     }
                     Some(Err(_)) | None => return,
@@ -338,9 +334,8 @@ impl Reader {
         let cmd = match self.ear.sort(&frame) {
             Heard::Answer(msg) => return self.answer(&msg),
             Heard::Abuse(r) => {
-                self.refuse_and_close(r, close::ABUSE);
-                tracing::info!(room = %self.code, conn = self.link.id, "closed for abuse (3 strikes)");
-                return;
+                self.ear.abuse(&self.link, &r);
+                return self.closing();
             }
             Heard::Hello { p, token, name } => {
                 match self.hello(p) && self.known_or_new(token.as_deref()).await {

@@ -169,12 +169,12 @@ pub fn try_upgrade(
             };
             let cfg = config(shared.config.max_message_bytes);
             let turns = room.as_ref().map_or_else(Turns::none, |r| r.turns.clone());
-            let out = Outbound::new(stream.clone(), turns.clone());
+            let out = Outbound::new(stream.clone(), turns);
             let duplex = Duplex::new(stream, out.clone());
             // Reading starts with whatever hyper had already read past the upgrade request.
             let socket =
                 Socket::from_partially_read(duplex, early.to_vec(), Role::Server, Some(cfg));
-            serve(socket, out, turns, code, room, shared, place).await;
+            serve(socket, out, code, room, shared, place).await;
         });
     });
     let mut resp =

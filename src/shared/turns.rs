@@ -103,20 +103,57 @@ impl Turns {
     }
 }
 
-/// One of a socket's waits: its writing's for its room's turns, its reading's for its own
-/// time.
+/// A socket's own time: a wait that starts at a millisecond after something was read and
+/// doubles each time nothing was, up to `OWN_TURN`. Its reading waits so before its hello
+/// is taken and after the server closed it; its writing, once its room has closed.
+#[derive(Debug)]
+pub struct OwnTime {
+    /// The timer (made at the first wait), and whether it is set for the wait under way.
+    sleep: Option<Pin<Box<Sleep>>>,
+    armed: bool,
+    gap: Duration,
+}
+
+impl Default for OwnTime {
+    fn default() -> OwnTime {
+        OwnTime {
+            sleep: None,
+            armed: false,
+            gap: FIRST_GAP,
+        }
+    }
+}
+
+impl OwnTime {
+    /// Something was read: the next wait starts short again.
+    pub fn fresh(&mut self) {
+        self.gap = FIRST_GAP;
+    }
+
+    /// Ready when the current wait has passed (one is begun if none is under way); else
+    /// pending, and woken then.
+    pub fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let sleep = self
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::ZERO)));
+        if !self.armed {
+            sleep.as_mut().reset(Instant::now() + self.gap);
+            self.armed = true;
+        }
+        std::task::ready!(sleep.as_mut().poll(cx));
+        self.armed = false;
+        self.gap = (self.gap * 2).min(OWN_TURN);
+        Poll::Ready(())
+    }
+}
+
+/// A socket's writing's wait for its room's next turn (its own time once the room closed).
 #[derive(Debug)]
 pub struct Pace {
     turns: Arc<Turns>,
-    /// Whether it waits for the room's turns (else for its own time).
-    follows: bool,
     /// The turn in which this pace asked to be woken at the next (once a turn).
     waiting: Option<u64>,
-    /// Its own time: the timer, and the wait after the next.
-    own: Option<Pin<Box<Sleep>>>,
-    gap: Duration,
-    /// Whether the timer is set for the wait now under way.
-    armed: bool,
+    own: OwnTime,
 }
 
 impl Pace {
@@ -124,25 +161,9 @@ impl Pace {
     pub fn turns(turns: Arc<Turns>) -> Pace {
         Pace {
             turns,
-            follows: true,
             waiting: None,
-            own: None,
-            gap: FIRST_GAP,
-            armed: false,
+            own: OwnTime::default(),
         }
-    }
-
-    /// A pace on its own time (it keeps `turns` only to know the turn now).
-    pub fn own(turns: Arc<Turns>) -> Pace {
-        Pace {
-            follows: false,
-            ..Pace::turns(turns)
-        }
-    }
-
-    /// Something was read: on its own time, the next wait starts short again.
-    pub fn fresh(&mut self) {
-        self.gap = FIRST_GAP;
     }
 
     /// The turn now.
@@ -150,33 +171,20 @@ impl Pace {
         self.turns.current()
     }
 
-    /// Ready when a turn after `seen` has come (on its own time: when its wait has
-    /// passed); else pending, and woken then.
+    /// Ready when a turn after `seen` has come (once the room closed: when its own wait
+    /// has passed); else pending, and woken then.
     pub fn poll_after(&mut self, cx: &mut Context<'_>, seen: u64) -> Poll<()> {
-        if self.follows {
-            if self.waiting == Some(seen) && self.turns.current() == seen {
-                return Poll::Pending;
-            }
-            match self.turns.wait(seen, cx.waker()) {
-                Wait::Waiting => {
-                    self.waiting = Some(seen);
-                    return Poll::Pending;
-                }
-                Wait::Moved => return Poll::Ready(()),
-                Wait::Closed => {}
-            }
+        if self.waiting == Some(seen) && self.turns.current() == seen {
+            return Poll::Pending;
         }
-        let own = self
-            .own
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::ZERO)));
-        if !self.armed {
-            own.as_mut().reset(Instant::now() + self.gap);
-            self.armed = true;
+        match self.turns.wait(seen, cx.waker()) {
+            Wait::Waiting => {
+                self.waiting = Some(seen);
+                Poll::Pending
+            }
+            Wait::Moved => Poll::Ready(()),
+            Wait::Closed => self.own.poll_wait(cx),
         }
-        std::task::ready!(own.as_mut().poll(cx));
-        self.armed = false;
-        self.gap = (self.gap * 2).min(OWN_TURN);
-        Poll::Ready(())
     }
 }
 
