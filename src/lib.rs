@@ -4,6 +4,8 @@
 //! of the folded state. The modules, from the bottom layer up (each uses only those below
 //! it, and no two import each other; docs/DESIGN.md has the whole map):
 //!
+//! - `lock`, `process`: leaves every layer may use (the poison-tolerant lock; this
+//!   process's CPU and memory from `/proc`).
 //! - `sim`: the kitchen: state, rules, level parsing (from text), `step`, the state hash,
 //!   the round summary. Imports nothing outside itself.
 //! - `log`: the round log's records (past tense), the replay file, recorded frames, and
@@ -20,9 +22,12 @@
 //! - `bots`: scripted cooks that play from the projected view.
 //! - `store`: the SQLite history: migrations, rows, the ordered write chain and its
 //!   outbox, quests, sessions, `reindex`. Every SQL statement lives here.
+//! - `net`: the connection: one WebSocket from its upgrade to its close (reading a
+//!   budget at a time under the rate rules, the bounded backlog, its phase), and the room
+//!   threads it lives on. Uses `wire` and the leaves below, never `shared`, `room` or
+//!   `server`.
 //! - `shared`: what rooms and the server share, below both: settings, the room registry
-//!   and the room's commands, the census, sessions, connection places, the one connection
-//!   type.
+//!   and the room's commands, the census, sessions, connection permits.
 //! - `room`: the room actor: its phase, seats and connections, lobby verbs, play, verdict.
 //! - `server`: HTTP routes, the `/ws` upgrade and the socket task.
 //! - `loadtest`: a load generator: rooms of bot-played WebSocket clients against a running
@@ -37,7 +42,10 @@ pub mod bots;
 pub mod fuzz_entry;
 pub mod levels;
 pub mod loadtest;
+pub mod lock;
 pub mod log;
+pub mod net;
+pub mod process;
 pub mod room;
 pub mod round;
 pub mod server;

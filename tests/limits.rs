@@ -11,7 +11,7 @@ use server::{Client, TestServer, create_room, http, http_from, played_round, sta
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use undercooked::shared::gate::Refused;
+use undercooked::shared::admission::Refused;
 
 /// Reads until the server closes the connection (or `secs` pass: `None`).
 async fn closed_within(mut s: impl AsyncReadExt + Unpin, secs: u64) -> Option<String> {
@@ -41,7 +41,7 @@ async fn until(s: &TestServer, what: &str, cond: impl Fn(&TestServer) -> bool) {
 
 /// This test process may hold `n` descriptors (its soft limit raised toward the hard one:
 /// a machine whose default is 1024 would otherwise run out of client sockets, not the
-/// server of places).
+/// server of permits).
 fn descriptors_for(n: u64) {
     use rustix::process::{Resource, getrlimit, setrlimit};
     let mut limit = getrlimit(Resource::Nofile);
@@ -57,7 +57,7 @@ fn descriptors_for(n: u64) {
 }
 
 fn refused(s: &TestServer, why: Refused) -> u64 {
-    s.shared.gate.refusals()[why as usize].1
+    s.shared.admission.refusals()[why as usize].1
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -126,7 +126,7 @@ async fn a_thousand_idle_connections_from_one_address_are_held_to_its_cap_while_
     .await;
 
     // then it holds exactly its cap, the rest were told why,
-    assert_eq!(s.shared.gate.open(), cap);
+    assert_eq!(s.shared.admission.open(), cap);
     let told = closed_within(flood.pop().unwrap(), 5).await.unwrap();
     assert!(told.starts_with("HTTP/1.1 503"), "{told}");
     assert!(
@@ -161,7 +161,7 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
     let (code, token) = create_room(s.addr, "Ann").await;
     let mut ann = Client::hello(s.addr, &code, &token).await;
     until(&s, "only the player's socket held", |s| {
-        s.shared.gate.open() == 1
+        s.shared.admission.open() == 1
     })
     .await;
 
@@ -174,8 +174,8 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
         refused(s, Refused::Full) == 100 - 35
     })
     .await;
-    // it gets every place but the reserve (the player's socket holds one),
-    assert_eq!(s.shared.gate.open(), 36);
+    // it gets every permit but the reserve (the player's socket holds one),
+    assert_eq!(s.shared.admission.open(), 36);
 
     // the seated player keeps playing,
     ann.send(json!({"type": "ping", "t": 1})).await;
@@ -193,7 +193,7 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
         "{busy}"
     );
     // and a reserve connection gets one answer, even a refusal, then is closed (it cannot
-    // hold its place by asking again and again);
+    // hold its permit by asking again and again);
     let mut again = tcp_from("127.0.0.3", s.addr).await;
     let ask = b"GET /api/levels HTTP/1.1\r\nHost: x\r\n\r\n";
     again.write_all(ask).await.unwrap();
@@ -206,7 +206,7 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
         .expect("the connection is closed");
     assert!(
         !rest.contains("HTTP/1.1"),
-        "a second answer on a reserve place: {rest}"
+        "a second answer on a reserve permit: {rest}"
     );
     // and so is a newcomer's socket, with room_full;
     let mut stranger = Client::connect_from("127.0.0.4", s.addr, &code)
@@ -219,15 +219,15 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
     assert_eq!(err["code"], "room_full", "{err}");
     assert_eq!(stranger.expect_close(5.0).await, Some(4402));
 
-    // The player's connection drops and the flood takes its place;
+    // The player's connection drops and the flood takes its permit;
     drop(ann);
-    until(&s, "the dropped socket's place given back", |s| {
-        s.shared.gate.open() == 35
+    until(&s, "the dropped socket's permit given back", |s| {
+        s.shared.admission.open() == 35
     })
     .await;
     flood.push(tcp_from("127.0.0.2", s.addr).await);
-    until(&s, "the flood holding every place but the reserve", |s| {
-        s.shared.gate.open() == 36
+    until(&s, "the flood holding every permit but the reserve", |s| {
+        s.shared.admission.open() == 36
     })
     .await;
     // the player comes back to its seat through the reserve.
@@ -236,8 +236,8 @@ async fn at_the_cap_health_checks_and_returning_players_get_the_reserve_and_nobo
 
     // Once the flood ends, anyone gets in again.
     drop(flood);
-    until(&s, "the flood's places given back", |s| {
-        s.shared.gate.open() <= 2
+    until(&s, "the flood's permits given back", |s| {
+        s.shared.admission.open() <= 2
     })
     .await;
     create_room(s.addr, "Bea").await;

@@ -10,7 +10,7 @@ use server::{Client, Got};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
-use undercooked::shared::conn::SEND_QUEUE;
+use undercooked::net::SEND_QUEUE;
 
 /// Reads for `secs`: the `snap` bodies that arrived.
 async fn snaps(c: &mut Client, secs: u64) -> Vec<Value> {

@@ -80,10 +80,7 @@ async fn a_500_message_burst_is_rate_limited_then_closed_and_the_send_queue_stay
     let stats = server::http(server.addr, "GET", "/api/stats", None, &[])
         .await
         .1;
-    assert!(
-        stats["send_queue_max"].as_u64().unwrap()
-            <= 4 * undercooked::shared::conn::SEND_QUEUE as u64
-    );
+    assert!(stats["send_queue_max"].as_u64().unwrap() <= 4 * undercooked::net::SEND_QUEUE as u64);
     server.stop().await;
 }
 

@@ -107,7 +107,7 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
     // window's start even if opening the rooms is still going on.
     let cpu_at_start = tokio::spawn(async move {
         tokio::time::sleep_until(measure_from.into()).await;
-        crate::shared::census::process_now().0
+        crate::process::now().0
     });
     let mut seats = Vec::new();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
@@ -152,7 +152,7 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
         progress(began.elapsed().as_secs_f64(), total);
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let cpu = crate::shared::census::process_now().0 - cpu_at_start.await.unwrap_or(0.0);
+    let cpu = crate::process::now().0 - cpu_at_start.await.unwrap_or(0.0);
     let mut all: Vec<SeatStats> = Vec::new();
     for s in seats {
         match s.await {

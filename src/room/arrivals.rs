@@ -10,13 +10,12 @@ use super::Room;
 use super::phase::Phase;
 use super::seats::{Conn, Seat, Spectator};
 use crate::log::{Accepted, PALETTE};
-use crate::shared::conn::{ConnLink, Hears};
+use crate::net::Link;
 use crate::shared::random;
 use crate::shared::registry::Reservation;
 use crate::wire::messages::{
     PROTOCOL_VERSION, Refusal, RoomState, ServerMsg, YouWire, close, code, sanitize_name,
 };
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl Room {
@@ -76,11 +75,10 @@ impl Room {
     }
 
     /// A socket's `hello`: rejoin, evict, take a seat, spectate, or be refused. A socket
-    /// that gets a place is read by the room from now on (its `ear`).
+    /// that gets a place is read by the room from now on (`Conn::new` claims it).
     pub(super) fn hello(
         &mut self,
-        link: ConnLink,
-        ear: Arc<dyn Hears>,
+        link: Link,
         token: Option<String>,
         name: Option<String>,
         seated_only: bool,
@@ -100,8 +98,8 @@ impl Room {
                 .as_deref()
                 .is_none_or(|t| self.seats.of_token(t).is_none())
         {
-            let why = crate::shared::gate::Refused::ReserveOnly;
-            self.shared.gate.refuse(why);
+            let why = crate::shared::admission::Refused::ReserveOnly;
+            self.shared.admission.refuse(why);
             let why = why.why();
             self.refuse(&link, code::ROOM_FULL, why, close::ROOM_FULL);
             return;
@@ -116,11 +114,11 @@ impl Room {
         let (seat, rejoined) = match self.seats.of_token(&token) {
             Some(seat) => (
                 Some(seat),
-                self.back_to_seat(seat, Conn::new(link.clone(), ear), name.as_deref()),
+                self.back_to_seat(seat, Conn::new(link.clone()), name.as_deref()),
             ),
             None if self.phase.state() == RoomState::Lobby => match self.seats.free() {
                 Some(seat) => {
-                    self.take_seat(seat, Conn::new(link.clone(), ear), &token, name.as_deref());
+                    self.take_seat(seat, Conn::new(link.clone()), &token, name.as_deref());
                     (Some(seat), false)
                 }
                 None => {
@@ -130,7 +128,7 @@ impl Room {
                 }
             },
             None => {
-                if !self.watch(&link, ear, &token, name.as_deref()) {
+                if !self.watch(&link, &token, name.as_deref()) {
                     return;
                 }
                 (None, false)
@@ -155,7 +153,7 @@ impl Room {
         }
         if let Some(old) = s.conn.take() {
             let refusal = Refusal::new(code::EVICTED, "another connection took this seat");
-            old.link.refuse(census, &refusal, close::EVICTED);
+            census.refuse(&old.link, &refusal, close::EVICTED);
             tracing::info!(room = %self.code, seat, "connection evicted by a newer one");
         }
         let was_disconnected = s.disconnected_at.take().is_some();
@@ -181,13 +179,7 @@ impl Room {
 
     /// A spectator place while a round is on; false (and the socket refused) when none is
     /// free.
-    fn watch(
-        &mut self,
-        link: &ConnLink,
-        ear: Arc<dyn Hears>,
-        token: &str,
-        name: Option<&str>,
-    ) -> bool {
+    fn watch(&mut self, link: &Link, token: &str, name: Option<&str>) -> bool {
         if self.seats.spectators.len() >= self.shared.config.max_spectators {
             let why = "no seat and no spectator place is free";
             self.refuse(link, code::ROOM_FULL, why, close::ROOM_FULL);
@@ -199,13 +191,15 @@ impl Room {
             token: token.to_string(),
             name: session.name,
             color,
-            conn: Conn::new(link.clone(), ear),
+            conn: Conn::new(link.clone()),
         });
         true
     }
 
-    fn refuse(&self, link: &ConnLink, code: &'static str, why: &str, close: u16) {
-        link.refuse(&self.shared.census, &Refusal::new(code, why), close);
+    fn refuse(&self, link: &Link, code: &'static str, why: &str, close: u16) {
+        self.shared
+            .census
+            .refuse(link, &Refusal::new(code, why), close);
     }
 
     /// `welcome`, then the `lobby` as this viewer sees it.
@@ -321,9 +315,9 @@ impl Room {
             self.phase = Phase::Closed;
             let gone = Refusal::new(code::ROOM_GONE, "the room closed");
             for s in std::mem::take(&mut self.seats.spectators) {
-                s.conn
-                    .link
-                    .refuse(&self.shared.census, &gone, close::ROOM_GONE);
+                self.shared
+                    .census
+                    .refuse(&s.conn.link, &gone, close::ROOM_GONE);
             }
             return false;
         }

@@ -5,9 +5,9 @@
 //! completion goes to the connection of the session that completed it, and to nobody else.
 
 use super::phase::Phase;
-use super::{Outlet, Room};
+use super::{Room, SendCounters};
 use crate::log::{Accepted, player_id};
-use crate::shared::conn::Frame;
+use crate::net::Frame;
 use crate::sim::events::EMOTES;
 use crate::sim::{Event, EventKind, Payload, SEATS};
 use crate::store::quests::Completion;
@@ -70,7 +70,7 @@ impl Room {
         let Some(conn) = conn else { return };
         let frame = Frame::from(ev_frame(&[quest_event(&c.quest_id, c.progress, c.target)]));
         if let Some(c) = self.seats.conn_mut(conn) {
-            Room::push(Outlet::of(&self.shared, &self.info), c, &frame, false);
+            Room::push(SendCounters::of(&self.shared, &self.info), c, &frame, false);
         }
     }
 }

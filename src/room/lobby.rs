@@ -5,7 +5,7 @@
 
 use super::phase::Phase;
 use super::{Room, err};
-use crate::shared::conn::Frame;
+use crate::net::Frame;
 use crate::wire::messages::{PROTOCOL_VERSION, RoomStatus, ServerMsg, code, limits};
 use std::time::{Duration, Instant};
 

@@ -3,11 +3,12 @@
 //! Nothing else mutates a room. HTTP handlers send it `RoomCmd`s through the registry
 //! (`crate::shared`), and so does a socket until the room takes its `hello`. From then on
 //! the room reads the socket itself: at each tick of its timer (every phase), after the
-//! commands already waiting, it reads what every client sent since the last tick and
-//! handles it in the same turn (`conn::Hears`), so no socket's task is woken for what its
-//! client sends. It answers by writing to each connection itself (`shared::outbound`),
-//! within a bounded send queue, and never waits on one. This file is the actor loop and all dispatch: every
-//! command and every client message is routed here, to one file per responsibility:
+//! commands already waiting, it reads what every client sent since the last tick, a
+//! budget per socket (`net::Connection::hear`), and handles it in the same tick, so no
+//! socket's task is woken for what its client sends. It answers by writing to each
+//! connection itself (`net::write`), within a bounded backlog, and never waits on one.
+//! This file is the actor loop and all dispatch: every command and every client message
+//! is routed here, to one file per responsibility:
 //!
 //! - `arrivals`: seats and connections (reserve, hello, gone, kill, abandon, the crown);
 //! - `bots`: bot cooks in seats (added, removed, play solo);
@@ -29,12 +30,11 @@ mod replay_file;
 mod seats;
 mod verdict;
 
+use crate::net::threads::Placement;
+use crate::net::{Frame, Ticks};
 use crate::shared::Shared;
 use crate::shared::census::Census;
-use crate::shared::conn::Frame;
-use crate::shared::homes::Berth;
 use crate::shared::registry::{RoomCmd, RoomHandle, RoomInfo};
-use crate::shared::turns::Turns;
 use crate::wire::messages::{Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
 use phase::Phase;
 use seats::{Conn, Seats};
@@ -56,22 +56,23 @@ pub struct Room {
     opened: Instant,
     /// When this room last told the session cache its players are still here.
     sessions_kept: Instant,
-    /// What its clients sent since the last turn, by connection id (kept, so a turn
+    /// What its clients sent since the last tick, by connection id (kept, so a tick
     /// allocates nothing).
     heard: Vec<(u64, RoomMsg)>,
-    /// Its sockets write a backlog at its turns (`shared::turns`).
-    turns: Arc<Turns>,
-    /// Its home and the beat of it its turns fall on (`shared::homes`), given back when it
-    /// closes.
-    berth: Berth,
+    /// Its sockets write a backlog at its ticks (`net::ticks`).
+    ticks: Arc<Ticks>,
+    /// Its room thread and the slot of it its ticks fall on (`net::threads`), given back
+    /// when it closes.
+    placement: Placement,
 }
 
 /// Creates a room, registers it and starts its task. `None` when the process is at
 /// `max_rooms`.
 pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
-    let berth = shared.homes.pick();
-    let Some((code, handle, rx)) = shared.rooms.open(shared.config.max_rooms, berth.home) else {
-        shared.homes.leave(berth);
+    let placement = shared.threads.pick();
+    let max = shared.config.max_rooms;
+    let Some((code, handle, rx)) = shared.rooms.open(max, placement.thread) else {
+        shared.threads.leave(placement);
         return None;
     };
     let room = Room {
@@ -87,11 +88,11 @@ pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
         opened: Instant::now(),
         sessions_kept: Instant::now(),
         heard: Vec::new(),
-        turns: handle.turns.clone(),
-        berth,
+        ticks: handle.ticks.clone(),
+        placement,
     };
     tracing::info!(room = %code, "room opened");
-    shared.homes.spawn(berth.home, room.run(rx));
+    shared.threads.spawn(placement.thread, room.run(rx));
     Some((code, handle))
 }
 
@@ -102,8 +103,8 @@ fn err(code: &'static str, msg: impl Into<String>) -> ServerMsg {
 impl Room {
     async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
         let tick = Duration::from_micros(1_000_000 / self.shared.config.tick_hz as u64);
-        // On its home's beat; a late turn does not move the later ones off it.
-        let first = self.shared.homes.first_turn(self.berth.beat, tick);
+        // On its thread's slot; a late tick does not move the later ones off it.
+        let first = self.shared.threads.first_tick(self.placement.slot, tick);
         let mut timer = tokio::time::interval_at(first.into(), tick);
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
@@ -114,10 +115,10 @@ impl Room {
                 },
                 scheduled = timer.tick() => {
                     // Sockets with a backlog write it (they run while the room yields).
-                    if self.turns.next() > 0 {
+                    if self.ticks.next() > 0 {
                         tokio::task::yield_now().await;
                     }
-                    self.turn(&mut rx, scheduled.into_std())
+                    self.on_tick(&mut rx, scheduled.into_std())
                 }
             };
             self.publish();
@@ -126,19 +127,20 @@ impl Room {
             }
         }
         self.phase = Phase::Closed;
-        self.turns.close();
-        self.shared.homes.leave(self.berth);
+        self.ticks.close();
+        self.shared.threads.leave(self.placement);
         self.publish();
         self.shared.rooms.forget(&self.code);
         tracing::info!(room = %self.code, "room closed");
     }
 
-    /// One turn of the room's timer. The commands already waiting go first: what a socket
+    /// One tick of the room's timer. The commands already waiting go first: what a socket
     /// sent through the mailbox before the room took its reading comes before what the room
     /// reads now (only those: a stream of new ones cannot hold the tick back). Then what
-    /// every client sent since the last turn, then the timer's work. Returns false when the
-    /// room should close.
-    fn turn(&mut self, rx: &mut mpsc::Receiver<RoomCmd>, scheduled: Instant) -> bool {
+    /// every client sent since the last tick (a budget per socket: a flood waits in the
+    /// kernel, and its sender runs out of tokens), then the timer's work. Returns false when
+    /// the room should close.
+    fn on_tick(&mut self, rx: &mut mpsc::Receiver<RoomCmd>, scheduled: Instant) -> bool {
         for _ in 0..rx.len() {
             let Ok(cmd) = rx.try_recv() else { break };
             if self.command(cmd).is_break() {
@@ -146,9 +148,16 @@ impl Room {
             }
         }
         let now = Instant::now();
+        self.info.ticked(now);
         let mut heard = std::mem::take(&mut self.heard);
         for conn in self.seats.conns_mut() {
-            conn.ear.hear(&conn.link, now, &mut heard);
+            if let Some(code) = conn.link.hear(now, &mut heard) {
+                // The rules closed it (abuse, a frame too big or broken): counted by code.
+                self.shared.census.refused(code);
+                if code == close::ABUSE {
+                    tracing::info!(room = %self.code, conn = conn.link.id, "closed for abuse (3 strikes)");
+                }
+            }
         }
         for (conn, msg) in heard.drain(..) {
             self.message(conn, msg);
@@ -174,11 +183,10 @@ impl Room {
             }
             RoomCmd::Hello {
                 conn,
-                ear,
                 token,
                 name,
                 seated_only,
-            } => self.hello(conn, ear, token, name, seated_only),
+            } => self.hello(conn, token, name, seated_only),
             RoomCmd::Msg { conn, msg } => self.message(conn, msg),
             RoomCmd::Gone { conn } => self.gone(conn),
             RoomCmd::Kill { token, reply } => {
@@ -229,8 +237,8 @@ impl Room {
         }
     }
 
-    /// The periodic work: ticks while playing, countdown and announcement steps, grace
-    /// timers, in the turn that began at `now`. Returns false when the room should close.
+    /// The periodic work: the sim's tick while playing, countdown and announcement steps,
+    /// grace timers, in the tick of the timer that began at `now`. Returns false when the room should close.
     fn on_timer(&mut self, scheduled: Instant, now: Instant) -> bool {
         match &self.phase {
             Phase::Closed => return false,
@@ -274,7 +282,7 @@ impl Room {
 
     /// Sends a frame to one connection without waiting. A full send queue drops it; a dropped
     /// `snap` marks the connection `needs_full`, so its stream starts over whole.
-    fn push(out: Outlet, conn: &mut Conn, frame: &Frame, is_snap: bool) {
+    fn push(out: SendCounters, conn: &mut Conn, frame: &Frame, is_snap: bool) {
         match conn.link.send(frame) {
             Some(depth) => {
                 out.census.queue_depth(depth);
@@ -288,14 +296,24 @@ impl Room {
     fn send_to(&mut self, conn_id: u64, msg: &ServerMsg) {
         let frame = Frame::from(msg);
         if let Some(conn) = self.seats.conn_mut(conn_id) {
-            Room::push(Outlet::of(&self.shared, &self.info), conn, &frame, false);
+            Room::push(
+                SendCounters::of(&self.shared, &self.info),
+                conn,
+                &frame,
+                false,
+            );
         }
     }
 
     /// One frame, encoded once, to every connection.
     fn broadcast(&mut self, frame: &Frame) {
         for conn in self.seats.conns_mut() {
-            Room::push(Outlet::of(&self.shared, &self.info), conn, frame, false);
+            Room::push(
+                SendCounters::of(&self.shared, &self.info),
+                conn,
+                frame,
+                false,
+            );
         }
     }
 
@@ -312,14 +330,14 @@ impl Room {
 
 /// What a queued frame is counted in (borrowed apart from the seats it goes to).
 #[derive(Clone, Copy)]
-pub(super) struct Outlet<'a> {
+pub(super) struct SendCounters<'a> {
     census: &'a Census,
     info: &'a RoomInfo,
 }
 
-impl<'a> Outlet<'a> {
-    pub(super) fn of(shared: &'a Shared, info: &'a RoomInfo) -> Outlet<'a> {
-        Outlet {
+impl<'a> SendCounters<'a> {
+    pub(super) fn of(shared: &'a Shared, info: &'a RoomInfo) -> SendCounters<'a> {
+        SendCounters {
             census: &shared.census,
             info,
         }

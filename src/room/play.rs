@@ -11,12 +11,12 @@
 
 use super::phase::{Phase, Play};
 use super::replay_file::ReplayFile;
-use super::{Outlet, Room};
+use super::{Room, SendCounters};
 use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
+use crate::net::Frame;
 use crate::round::Round;
 use crate::shared::census::Census;
-use crate::shared::conn::Frame;
 use crate::store::chain::Must;
 use crate::store::rows::{RoundMeta, event_rows};
 use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
@@ -247,7 +247,7 @@ impl Room {
         let Phase::Playing(play) = &mut self.phase else {
             return;
         };
-        let census = Outlet::of(&self.shared, &self.info);
+        let census = SendCounters::of(&self.shared, &self.info);
         play.passes += 1;
         let delta = Frame::from(frame.into_text());
         let ids = &play.round.fold().ids;

@@ -3,18 +3,15 @@
 //!
 //! Plain data and lookups; what happens when someone arrives or leaves is `arrivals`.
 
-use crate::shared::conn::{ConnLink, Hears};
+use crate::net::Link;
 use crate::wire::messages::{SeatWire, SpectatorWire};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// A live connection in a room. The room reads its socket while it holds it: a `Conn`
 /// claims the socket's reading when it is made and lets it go when it is dropped, however
 /// the connection leaves (gone, evicted, refused, the room closed).
 pub(super) struct Conn {
-    pub link: ConnLink,
-    /// The socket's reading (`conn::Hears`).
-    pub ear: Arc<dyn Hears>,
+    pub link: Link,
     /// The `seq` discipline: the highest accepted `input.seq` (starts at 0).
     pub last_seq: u64,
     /// The next `snap` to this connection must be a full one.
@@ -24,11 +21,10 @@ pub(super) struct Conn {
 }
 
 impl Conn {
-    pub fn new(link: ConnLink, ear: Arc<dyn Hears>) -> Conn {
-        ear.claim();
+    pub fn new(link: Link) -> Conn {
+        link.claim();
         Conn {
             link,
-            ear,
             last_seq: 0,
             needs_full: true,
             emote_window: (Instant::now(), 0),
@@ -42,7 +38,7 @@ impl Conn {
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        self.ear.release();
+        self.link.release();
     }
 }
 

@@ -121,7 +121,7 @@ impl Room {
         Census::count(&shared.census.rounds_aborted);
         let refusal = Refusal::new(code::INTERNAL, format!("{why}; this room is closed"));
         for conn in self.seats.conns_mut() {
-            conn.link.refuse(&shared.census, &refusal, close::ROOM_GONE);
+            shared.census.refuse(&conn.link, &refusal, close::ROOM_GONE);
         }
         self.seats.list.iter_mut().for_each(|s| *s = None);
         self.seats.spectators.clear();

@@ -1,11 +1,11 @@
 //! The accept loop and each HTTP connection: who gets in, and how long they may take.
 //!
-//! A connection first takes a place at the gate (`shared::gate`); refused, it is sent a
+//! A connection first takes a permit (`shared::admission`); refused, it is sent a
 //! fixed `503` naming why, unread, and dropped, so a flood costs no task and no buffer. An
 //! admitted connection is served by hyper with its header read timeout, which runs from the
 //! moment the connection waits for a request (accepted, or its last answer sent): a silent
 //! connection, headers trickled a byte at a time and an idle keep-alive connection all end
-//! when it passes. A body must then arrive within the same window (`408`). A reserve place
+//! when it passes. A body must then arrive within the same window (`408`). A reserve permit
 //! is served once, with a window of at most 2 s, and only for `/healthz`, `/metrics`,
 //! `/api/stats` and `/ws/` (where the socket's `hello` must return a seated player).
 //!
@@ -16,7 +16,7 @@
 use super::reply::{busy, busy_body, refuse};
 use super::upgrade;
 use crate::shared::Shared;
-use crate::shared::gate::{Place, Refused};
+use crate::shared::admission::{Permit, Refused};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::future::Future;
@@ -78,8 +78,8 @@ pub async fn serve<R: Routes>(
             },
         };
         failing.accepted();
-        let place = match shared.gate.admit(peer.ip()) {
-            Ok(place) => place,
+        let permit = match shared.admission.admit(peer.ip()) {
+            Ok(permit) => permit,
             Err(why) => {
                 refusals.say(|held_back| {
                     tracing::info!(peer = %peer.ip(), reason = why.name(), held_back, "connection refused");
@@ -89,7 +89,7 @@ pub async fn serve<R: Routes>(
             }
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(connection(stream, place, shared.clone(), routes.clone()));
+        tokio::spawn(connection(stream, permit, shared.clone(), routes.clone()));
     }
 }
 
@@ -104,20 +104,20 @@ fn turn_away(stream: &TcpStream, why: Refused) {
     let _ = stream.try_write(format!("{head}{body}").as_bytes());
 }
 
-/// One HTTP connection, on its place.
-async fn connection<R: Routes>(stream: TcpStream, place: Place, shared: Arc<Shared>, routes: R) {
-    let reserve = place.reserve();
+/// One HTTP connection, on its permit.
+async fn connection<R: Routes>(stream: TcpStream, permit: Permit, shared: Arc<Shared>, routes: R) {
+    let reserve = permit.reserve();
     let mut window = shared.config.connections.header_timeout;
     if reserve {
         window = window.min(RESERVE_WINDOW);
     }
-    let place = Arc::new(place);
+    let permit = Arc::new(permit);
     let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-        let (routes, shared, place) = (routes.clone(), shared.clone(), place.clone());
+        let (routes, shared, permit) = (routes.clone(), shared.clone(), permit.clone());
         async move {
-            let mut answer = answer(req, &shared, &place, routes, window).await;
+            let mut answer = answer(req, &shared, &permit, routes, window).await;
             if reserve && answer.status() != StatusCode::SWITCHING_PROTOCOLS {
-                // One answer on a reserve place, whatever it is, then the place is given
+                // One answer on a reserve permit, whatever it is, then the permit is given
                 // back. (Not hyper's keep-alive switch: that would also take `upgrade`
                 // out of a returning player's 101.)
                 answer.headers_mut().insert(
@@ -137,21 +137,21 @@ async fn connection<R: Routes>(stream: TcpStream, place: Place, shared: Arc<Shar
         .await;
 }
 
-/// One request's answer: refused on a reserve place it is not kept for, else the
+/// One request's answer: refused on a reserve permit it is not kept for, else the
 /// WebSocket upgrade, else the routes (within `window`, or `408`).
 async fn answer<R: Routes>(
     mut req: http::Request<hyper::body::Incoming>,
     shared: &Arc<Shared>,
-    place: &Arc<Place>,
+    permit: &Arc<Permit>,
     mut routes: R,
     window: Duration,
 ) -> Response {
-    if place.reserve() && !reserve_serves(&req) {
-        shared.gate.refuse(Refused::ReserveOnly);
+    if permit.reserve() && !reserve_serves(&req) {
+        shared.admission.refuse(Refused::ReserveOnly);
         return busy(Refused::ReserveOnly);
     }
-    req.extensions_mut().insert(place.source());
-    if let Some(resp) = upgrade::try_upgrade(&mut req, shared, place) {
+    req.extensions_mut().insert(permit.source());
+    if let Some(resp) = upgrade::try_upgrade(&mut req, shared, permit) {
         return resp;
     }
     let call = tower_service::Service::call(&mut routes, req);
@@ -165,7 +165,7 @@ async fn answer<R: Routes>(
     }
 }
 
-/// What a reserve place is kept for.
+/// What a reserve permit is kept for.
 fn reserve_serves(req: &http::Request<hyper::body::Incoming>) -> bool {
     let path = req.uri().path();
     req.method() == http::Method::GET

@@ -2,13 +2,14 @@
 //! census (`/api/stats`; `/metrics` writes the same census in `metrics.rs`), and health.
 
 use super::reply::{answer, refuse};
+use crate::process::memory_mb;
 use crate::shared::Shared;
-use crate::shared::census::memory_mb;
 use crate::store::quests::standings;
 use crate::wire::layout::LevelLayout;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
 use warp::Rejection;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -102,17 +103,33 @@ pub async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Respon
     ))
 }
 
-/// `/healthz`: the server answers; `storage` is `degraded` while history writes fail (the
-/// server still plays; what it could not write is held and retried), `none` without a
-/// database. Always `200`: taking a playing server out of rotation for its disk would lock
-/// its players out.
-pub fn health(shared: &Shared) -> Value {
+/// A room thread held this long (no room on it ticking) fails the health check: its
+/// players are frozen already.
+pub const HELD: Duration = Duration::from_secs(2);
+
+/// `/healthz`: the server answers, with its status. `storage` is `degraded` while history
+/// writes fail (the server still plays; what it could not write is held and retried),
+/// `none` without a database: still `200`, since taking a playing server out of rotation
+/// for its disk would lock its players out. `rooms_stalled` counts the rooms whose timer
+/// has not ticked for 0.5 s, and `tick_gap_max_s` is the longest any has gone without a
+/// tick, now; past `HELD` the answer is `503` with `ok: false`, while the stall lasts.
+pub fn health(shared: &Shared) -> (StatusCode, Value) {
     let storage = match shared.chain() {
         None => "none",
         Some(c) if c.stats.storage_degraded.load(Relaxed) => "degraded",
         Some(_) => "ok",
     };
-    json!({"ok": true, "storage": storage})
+    let (gap, stalled) = shared.rooms.tick_gaps(super::metrics::STALLED);
+    let ok = gap <= HELD;
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let gap_s = (gap.as_secs_f64() * 1000.0).round() / 1000.0;
+    let body =
+        json!({"ok": ok, "storage": storage, "rooms_stalled": stalled, "tick_gap_max_s": gap_s});
+    (status, body)
 }
 
 /// The census behind `/api/stats` and `/metrics`.
@@ -128,7 +145,7 @@ pub fn census(shared: &Shared) -> Value {
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
-    let process = crate::shared::census::process_now();
+    let process = crate::process::now();
     let mut out = json!({
         "rooms": rooms,
         "sockets": s.sockets(),
@@ -144,10 +161,10 @@ pub fn census(shared: &Shared) -> Value {
         "refusals": refusals,
         "sessions_cached": shared.sessions.cached(),
         "connections": {
-            "open": shared.gate.open(),
+            "open": shared.admission.open(),
             "max": shared.config.connections.max,
             "refused": shared
-                .gate
+                .admission
                 .refusals()
                 .iter()
                 .map(|(why, n)| (why.name().to_string(), json!(n)))

@@ -3,14 +3,18 @@
 //! sizes in `_bytes`). A registry is built per scrape from the census's atomics; the tick
 //! histograms are the census's own, shared.
 
+use crate::process::{memory_mb, now as process_now};
 use crate::shared::Shared;
-use crate::shared::census::{memory_mb, process_now};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+/// A room whose timer has not ticked for this long is stalled (its tick is 50 ms).
+pub const STALLED: Duration = Duration::from_millis(500);
 
 /// The content type the text is written in.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -45,9 +49,50 @@ const QUEUE_BANDS: [(u8, &str); 6] = [
     (u8::MAX, "64"),
 ];
 
+/// A gauge family of one label, from `(label value, value)` pairs.
+fn gauges(
+    label: &str,
+    values: impl IntoIterator<Item = (String, i64)>,
+) -> Family<Vec<(String, String)>, Gauge> {
+    let f = Family::<Vec<(String, String)>, Gauge>::default();
+    for (v, n) in values {
+        f.get_or_create(&vec![(label.into(), v)]).set(n);
+    }
+    f
+}
+
+/// A counter family of one label, from `(label value, count)` pairs.
+fn counters(
+    label: &str,
+    values: impl IntoIterator<Item = (String, u64)>,
+) -> Family<Vec<(String, String)>, Counter> {
+    let f = Family::<Vec<(String, String)>, Counter>::default();
+    for (v, n) in values {
+        f.get_or_create(&vec![(label.into(), v)]).inc_by(n);
+    }
+    f
+}
+
 pub fn text(shared: &Shared) -> String {
-    let c = &shared.census;
     let mut root = Registry::default();
+    process(&mut root);
+    let r = root.sub_registry_with_prefix("undercooked");
+    rooms(r, shared);
+    sockets(r, shared);
+    for (name, help, v) in shared.census.totals() {
+        r.register(name, help, counter(v));
+    }
+    connections(r, shared);
+    ticks(r, shared);
+    history(r, shared);
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = encode(&mut out, &root);
+    out
+}
+
+/// The process's own: CPU and resident memory.
+fn process(root: &mut Registry) {
     let (cpu, rss) = process_now();
     let cpu_total = Counter::<f64, AtomicU64>::default();
     cpu_total.inc_by(cpu);
@@ -61,37 +106,18 @@ pub fn text(shared: &Shared) -> String {
         "Resident memory size",
         gauge(rss as i64),
     );
-    let r = root.sub_registry_with_prefix("undercooked");
-    let rooms = Family::<Vec<(String, String)>, Gauge>::default();
+}
+
+/// Rooms by state and by their send queues' high-water band, spectators, sessions, peak
+/// memory.
+fn rooms(r: &mut Registry, shared: &Shared) {
     let (by_state, spectators) = shared.rooms.headcount();
-    for (state, n) in by_state.iter() {
-        rooms
-            .get_or_create(&vec![("state".into(), state.name().into())])
-            .set(*n as i64);
-    }
-    r.register("rooms", "Rooms by state", rooms);
-    r.register(
-        "sockets",
-        "Open WebSocket connections (players and spectators)",
-        gauge(c.sockets() as i64),
-    );
-    let by_state = Family::<Vec<(String, String)>, Gauge>::default();
-    for (state, n) in c.sockets_by_state() {
-        by_state
-            .get_or_create(&vec![("state".into(), state.name().into())])
-            .set(n as i64);
-    }
-    r.register(
-        "sockets_by_state",
-        "Open WebSocket connections by state: handshake (no hello yet), joined, closing",
-        by_state,
-    );
-    let highs = Family::<Vec<(String, String)>, Gauge>::default();
-    for band in QUEUE_BANDS {
-        highs
-            .get_or_create(&vec![("high_water".into(), band.1.into())])
-            .set(0);
-    }
+    let states = by_state
+        .iter()
+        .map(|(s, n)| (s.name().to_string(), *n as i64));
+    r.register("rooms", "Rooms by state", gauges("state", states));
+    let bands = QUEUE_BANDS.iter().map(|b| (b.1.to_string(), 0));
+    let highs = gauges("high_water", bands);
     for high in shared.rooms.send_queue_highs().values() {
         if let Some(band) = QUEUE_BANDS.iter().find(|(top, _)| *high <= *top) {
             highs
@@ -110,56 +136,77 @@ pub fn text(shared: &Shared) -> String {
         gauge(spectators as i64),
     );
     r.register(
-        "send_queue_max",
-        "High-water mark of any connection's send queue, in frames",
-        gauge(c.send_queue_max.load(Relaxed) as i64),
+        "sessions_cached",
+        "Sessions held in memory (those used in the last 10 minutes)",
+        gauge(shared.sessions.cached() as i64),
     );
     r.register(
         "memory_peak_bytes",
         "Peak resident memory",
         gauge((memory_mb() * 1024.0 * 1024.0) as i64),
     );
-    for (name, help, v) in c.totals() {
-        r.register(name, help, counter(v));
-    }
-    let refusals = Family::<Vec<(String, String)>, Counter>::default();
-    for (code, n) in c.refusals() {
-        refusals
-            .get_or_create(&vec![("code".into(), code.to_string())])
-            .inc_by(n);
-    }
+}
+
+/// Sockets by state, the deepest send queue, refusals by close code.
+fn sockets(r: &mut Registry, shared: &Shared) {
+    let c = &shared.census;
+    r.register(
+        "sockets",
+        "Open WebSocket connections (players and spectators)",
+        gauge(c.sockets() as i64),
+    );
+    let states = c
+        .sockets_by_state()
+        .map(|(s, n)| (s.name().to_string(), n as i64));
+    r.register(
+        "sockets_by_state",
+        "Open WebSocket connections by state: handshake (no hello yet), joined, closing",
+        gauges("state", states),
+    );
+    r.register(
+        "send_queue_max",
+        "High-water mark of any connection's send queue, in frames",
+        gauge(c.send_queue_max.load(Relaxed) as i64),
+    );
+    let codes = c
+        .refusals()
+        .into_iter()
+        .map(|(code, n)| (code.to_string(), n));
     r.register(
         "refusals",
         "Connections refused or closed, by close code",
-        refusals,
+        counters("code", codes),
     );
-    r.register(
-        "sessions_cached",
-        "Sessions held in memory (those used in the last 10 minutes)",
-        gauge(shared.sessions.cached() as i64),
-    );
+}
+
+/// The connection caps: held, the cap, refused by reason.
+fn connections(r: &mut Registry, shared: &Shared) {
     r.register(
         "connections_open",
         "TCP connections held (sockets included)",
-        gauge(shared.gate.open() as i64),
+        gauge(shared.admission.open() as i64),
     );
     r.register(
         "connections_max",
         "The cap on connections held, the reserve included",
         gauge(shared.config.connections.max as i64),
     );
-    let turned = Family::<Vec<(String, String)>, Counter>::default();
-    for (why, n) in shared.gate.refusals() {
-        turned
-            .get_or_create(&vec![("reason".into(), why.name().into())])
-            .inc_by(n);
-    }
+    let reasons = shared
+        .admission
+        .refusals()
+        .into_iter()
+        .map(|(why, n)| (why.name().to_string(), n));
     r.register(
         "connections_refused",
         "Connections (and socket upgrades) refused by the connection caps, by reason",
-        turned,
+        counters("reason", reasons),
     );
-    let t = &c.ticks;
+}
+
+/// Tick health: durations and lateness, the worst of each, and the stall gauge (a room
+/// whose thread is held shows here while it lasts, not only once it ticks again).
+fn ticks(r: &mut Registry, shared: &Shared) {
+    let t = &shared.census.ticks;
     r.register(
         "tick_duration_seconds",
         "How long each playing room's tick ran",
@@ -186,24 +233,34 @@ pub fn text(shared: &Shared) -> String {
         "The latest tick start since the server started",
         gauge_f64(worst_late as f64 / 1e6),
     );
-    if let Some(chain) = shared.chain() {
-        let s = &chain.stats;
-        for (name, help, v) in s.totals() {
-            r.register(format!("history_{name}"), help, counter(v));
-        }
-        r.register(
-            "history_outbox_pending",
-            "Round results waiting in the outbox",
-            gauge(s.outbox_pending.load(Relaxed) as i64),
-        );
-        r.register(
-            "storage_degraded",
-            "1 while history writes fail for the storage (full, read-only, locked) and are held for retry",
-            gauge(s.storage_degraded.load(Relaxed) as i64),
-        );
+    let (gap, stalled) = shared.rooms.tick_gaps(STALLED);
+    r.register(
+        "room_tick_gap_max_seconds",
+        "The longest any open room has gone without its timer ticking, now (a tick is 0.05 s)",
+        gauge_f64(gap.as_secs_f64()),
+    );
+    r.register(
+        "rooms_stalled",
+        "Open rooms whose timer has not ticked for more than 0.5 s, now",
+        gauge(stalled as i64),
+    );
+}
+
+/// The history's write chain, when attached.
+fn history(r: &mut Registry, shared: &Shared) {
+    let Some(chain) = shared.chain() else { return };
+    let s = &chain.stats;
+    for (name, help, v) in s.totals() {
+        r.register(format!("history_{name}"), help, counter(v));
     }
-    let mut out = String::new();
-    // Writing into a String cannot fail.
-    let _ = encode(&mut out, &root);
-    out
+    r.register(
+        "history_outbox_pending",
+        "Round results waiting in the outbox",
+        gauge(s.outbox_pending.load(Relaxed) as i64),
+    );
+    r.register(
+        "storage_degraded",
+        "1 while history writes fail for the storage (full, read-only, locked) and are held for retry",
+        gauge(s.storage_degraded.load(Relaxed) as i64),
+    );
 }

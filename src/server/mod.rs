@@ -5,15 +5,12 @@
 //! server on port 0 and the binary starts one on its configured address. The files:
 //! `routes` (the table of HTTP routes) over `rooms_api`, `info`, `seams` and `reply`;
 //! `accept` (the accept loop, connection caps and timeouts) serves each connection;
-//! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, whose
-//! reader applies `guard`.
+//! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, its
+//! task (the connection itself, its reading, rules and writing, is `crate::net`).
 
 mod accept;
 mod assets;
 mod body;
-mod duplex;
-mod ear;
-mod guard;
 mod info;
 mod metrics;
 mod replays_api;
@@ -87,7 +84,7 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
         );
     }
     // The rooms have ended; their threads end with whatever sockets still run there.
-    shared.homes.stop();
+    shared.threads.stop();
 }
 
 async fn close_rooms(shared: &Shared) {

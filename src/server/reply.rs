@@ -1,7 +1,7 @@
 //! How the HTTP side answers: a JSON body with a status, a `{"code", "msg"}` refusal, and
 //! warp's rejections turned into those refusals (never a 500).
 
-use crate::shared::gate::Refused;
+use crate::shared::admission::Refused;
 use crate::wire::messages::code;
 use serde::Serialize;
 use serde_json::json;

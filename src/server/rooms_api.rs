@@ -10,7 +10,7 @@ use super::body::Body;
 use super::info::bearer;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
-use crate::shared::gate::Source;
+use crate::shared::admission::Source;
 use crate::shared::random;
 use crate::shared::registry::{Reservation, RoomCmd};
 use crate::wire::messages::{Refusal, code, limits, renders_blank, sanitize_name};

@@ -6,7 +6,7 @@ use super::body::Body;
 use super::reply::{answer, recover};
 use super::{assets, info, replays_api, rooms_api, seams};
 use crate::shared::Shared;
-use crate::shared::gate::Source;
+use crate::shared::admission::Source;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -133,7 +133,10 @@ fn info(
     let health = warp::path!("healthz")
         .and(warp::get())
         .and(with(shared))
-        .map(|s: Arc<Shared>| answer(StatusCode::OK, &info::health(&s)));
+        .map(|s: Arc<Shared>| {
+            let (status, body) = info::health(&s);
+            answer(status, &body)
+        });
     levels
         .or(layout)
         .unify()

@@ -1,290 +1,192 @@
-//! One WebSocket connection, served by one task: what the room queues goes out, what the
-//! client sends before its hello (and after the server closed it) is checked and routed.
+//! A socket's task: the connection's side that the room does not do. It reads the socket
+//! while its phase says so (before the room takes its `hello`, and after the server closed
+//! it: `net::Phase::reader`), passes the `hello` and what follows it to the room, writes out
+//! a backlog the kernel refused, and keeps the socket's clocks: the 5 s handshake window,
+//! the 12 s heartbeat (from when the client last sent anything, whoever read it), the 12 s
+//! a backlog may go unwritten, and the 3 s drain after the server's close.
 //!
-//! Frames are written by whoever sends them, the room or this task, straight to the kernel
-//! (`shared::outbound`): a frame costs no wake-up of this task. Once the room takes the
-//! socket's `hello` it reads the socket itself, at its turns (`server::ear`), and this task
-//! sleeps: it waits on the deadline of its current window, its `Outbound` (which wakes it
-//! to send a close or to write out a backlog the kernel did not take; with a test latency,
-//! on its queue of frames as well) and the room letting the socket go. It enforces the 5 s
-//! handshake window, the 12 s heartbeat (from when the client last sent anything, whoever
-//! read it) and the 3 s drain after a close, answers `ping` before the hello, and sends the
-//! room `hello` and anything read before the room took over. The connection id travels
-//! with every message to the room, so a late close from a replaced socket only ever
-//! removes itself. A test latency (`sim_latency_ms`) sends every frame through the queue
-//! instead, and holds each back that long before it is written.
+//! It is one loop that does what is due, then sleeps until the next thing is: its earliest
+//! deadline, a backoff for its next read, the room's next tick while the kernel refuses
+//! its backlog, or the connection telling it its work changed (`Connection::changed`). A
+//! joined socket's task wakes about once a heartbeat window; the room reads and writes the
+//! socket in between. The connection id travels with everything sent to the room, so a
+//! late `Gone` from a replaced socket only ever removes itself.
 
-use super::ear::{Ear, Heard, Socket, is_control, second_hello};
-use super::guard::Guard;
+use crate::net::conn::{Backlog, Turn};
+use crate::net::read::Stop;
+use crate::net::ticks::{BACKOFF_MAX, Backoff};
+use crate::net::{Connection, Frame, Heard, Link, Phase, Reader};
 use crate::shared::Shared;
+use crate::shared::admission::Permit;
 use crate::shared::census::SocketState;
-use crate::shared::conn::{ConnLink, Frame, Out};
-use crate::shared::gate::Place;
-use crate::shared::outbound::{Outbound, Wake};
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
     MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
 };
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-/// After the server closes a socket, how long it keeps reading (and ignoring) before it
-/// gives up on the client's close reply.
+/// After the server's close is written, how long the socket keeps reading (and dropping)
+/// before it gives up on the client's close reply: closing with unread data would reset
+/// the connection, and the client would never see the close code.
 const DRAIN: Duration = Duration::from_secs(3);
 
-/// The heartbeat window: how long a joined client may send nothing, and how long a write
-/// may wait on a client that reads nothing, before the socket is given up.
+/// The heartbeat window: how long a joined client may send nothing, and how long the
+/// kernel may refuse a socket's backlog, before the socket is given up.
 const HEARTBEAT: Duration = Duration::from_secs(limits::HEARTBEAT_DEAD_S);
 
 /// Serves one socket for room `code` (`room`, as the upgrade found it: `None` when there
-/// is no such room) until it closes, writing through `out`, on the connection's `place`
-/// (given back when it ends). On a reserve place, its `hello` must return a player to its
-/// seat.
+/// is no such room) until it closes, on the connection's `permit` (given back when it
+/// ends). On a reserve permit, its `hello` must return a player to its seat.
 pub async fn serve(
-    ws: Socket,
-    out: Arc<Outbound>,
+    conn: Arc<Connection>,
     code: String,
     room: Option<RoomHandle>,
     shared: Arc<Shared>,
-    place: Arc<Place>,
+    permit: Arc<Permit>,
 ) {
     // The census counted this socket as `Handshake` when its upgrade was answered.
-    let latency = Duration::from_millis(shared.config.sim_latency_ms);
-    let (link, mut queue) = match latency.is_zero() {
-        true => (ConnLink::direct(shared.conn_id(), out.clone()), None),
-        false => {
-            let (link, rx) = ConnLink::open(shared.conn_id());
-            (link, Some(rx))
-        }
-    };
-    let guard = Guard::new(
-        shared.config.max_inputs_per_s,
-        shared.config.max_message_bytes,
-    );
-    let ear = Ear::new(ws, guard, shared.clone(), code.clone());
-    let mut reader = Reader {
-        room,
-        ear,
-        link: link.clone(),
-        joined: false,
-        place,
-        closing: None,
-        state: SocketState::Handshake,
+    let mut task = Task {
+        link: Link::new(conn.clone()),
         code,
+        room,
+        joined: false,
         shared: shared.clone(),
+        permit,
+        state: SocketState::Handshake,
+        backoff: Backoff::default(),
+        next_read: Instant::now(),
     };
-    let mut writer = Writer {
-        held: VecDeque::new(),
-        latency,
-        closed: false,
-    };
-    drive(&out, &mut queue, &mut reader, &mut writer).await;
-    // Nothing more is written; the stream closes when the socket is dropped.
-    out.detach();
-    if reader.joined
-        && let Some(room) = reader.room.as_ref()
+    task.run().await;
+    conn.end();
+    if task.joined
+        && let Some(room) = task.room.as_ref()
     {
-        let _ = room.tx.send(RoomCmd::Gone { conn: link.id }).await;
+        let _ = room.tx.send(RoomCmd::Gone { conn: conn.id() }).await;
     }
-    shared.census.socket_moved(Some(reader.state), None);
+    shared.census.socket_moved(Some(task.state), None);
 }
 
-/// The connection's one loop: client frames in (until the room takes the reading, and
-/// after it lets it go); out, the close and any backlog the kernel did not take (and, with
-/// a test latency, the queued frames); until the socket ends or the window of its state
-/// passes.
-async fn drive(
-    out: &Outbound,
-    queue: &mut Option<mpsc::Receiver<Out>>,
-    reader: &mut Reader,
-    writer: &mut Writer,
-) {
-    let opened = Instant::now();
-    let window = |reader: &Reader| match reader.closing {
-        Some(since) => since + DRAIN,
-        None if reader.joined => reader.ear.last_seen() + HEARTBEAT,
-        None => opened + Duration::from_secs(limits::HANDSHAKE_S),
-    };
-    // One timer for the socket's life. Every frame read moves the window later, and the
-    // timer is not moved for it: when it fires before the window ends, it is set again.
-    // It is moved earlier at once when the window shrinks (the server closed the socket).
-    let timer = tokio::time::sleep_until(window(reader).into());
-    tokio::pin!(timer);
-    loop {
-        reader.census_state();
-        let deadline = window(reader);
-        if deadline < timer.deadline().into_std() {
-            timer.as_mut().reset(deadline.into());
-        }
-        let due = writer.held.front().map(|(at, _)| *at);
-        tokio::select! {
-            biased;
-            wake = std::future::poll_fn(|cx| out.poll_wake(cx)) => {
-                let written = match wake {
-                    Wake::Close(code) => writer.close(reader, code).await,
-                    Wake::Backlog => drain(out).await,
-                };
-                if !written {
-                    return;
-                }
-            }
-            queued = recv(queue), if queue.is_some() && !writer.closed => {
-                // The task holds a link itself, so the queue never ends while it runs.
-                let (Some(first), Some(rx)) = (queued, queue.as_mut()) else { return };
-                let due = Instant::now() + writer.latency;
-                writer.held.push_back((due, first));
-                while let Ok(more) = rx.try_recv() {
-                    writer.held.push_back((due, more));
-                }
-            }
-            _ = sleep_until(due), if due.is_some() => {
-                if !writer.flush_due(reader).await {
-                    return;
-                }
-            }
-            _ = &mut timer => {
-                if Instant::now() < deadline {
-                    timer.as_mut().reset(deadline.into());
-                    continue;
-                }
-                if reader.closing.is_some() {
-                    return;
-                }
-                reader.silent();
-            }
-            read = std::future::poll_fn(|cx| reader.ear.poll_next(cx)) => {
-                let frame = match read {
-                    Some(Ok(m)) => m,
-                    Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
-                        reader.ear.too_big(&reader.link);
-                        reader.closing();
-                        continue;
-                    }
-                    Some(Err(_)) | None => return,
-                };
-                // After the server's close, or on a close, ping or pong: read on, so the
-                // close handshake completes and the client sees the close code.
-                if reader.closing.is_some() || is_control(&frame) {
-                    continue;
-                }
-                reader.frame(frame).await;
-            }
-        }
-    }
-}
-
-/// The next queued message (pending forever without a queue).
-async fn recv(queue: &mut Option<mpsc::Receiver<Out>>) -> Option<Out> {
-    match queue {
-        Some(rx) => rx.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Waits until `at` (a pending future when there is nothing held).
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Writes out the backlog as the client reads it; false when the socket failed or a client
-/// that stopped reading held it past the heartbeat window.
-async fn drain(out: &Outbound) -> bool {
-    let drained = tokio::time::timeout(HEARTBEAT, std::future::poll_fn(|cx| out.poll_drain(cx)));
-    matches!(drained.await, Ok(Ok(())))
-}
-
-/// A close frame with `code`.
-fn close_frame(code: u16) -> Message {
-    Message::Close(Some(CloseFrame {
-        code: CloseCode::from(code),
-        reason: "".into(),
-    }))
-}
-
-/// The writing side's state: frames held for the test latency, and whether the close
-/// went out (after it nothing else is written).
-struct Writer {
-    held: VecDeque<(Instant, Out)>,
-    latency: Duration,
-    closed: bool,
-}
-
-impl Writer {
-    /// Sends the close, behind everything sent before it. False when the socket failed or
-    /// the client held it past the heartbeat window.
-    async fn close(&mut self, reader: &mut Reader, code: u16) -> bool {
-        self.closed = true;
-        reader.closing();
-        let sent = tokio::time::timeout(HEARTBEAT, reader.ear.send(close_frame(code)));
-        matches!(sent.await, Ok(Ok(())))
-    }
-
-    /// Writes every held frame that is due, in one flush. False when the socket failed
-    /// or a client that stopped reading held a write past the heartbeat window.
-    async fn flush_due(&mut self, reader: &mut Reader) -> bool {
-        let written = tokio::time::timeout(HEARTBEAT, async {
-            let now = Instant::now();
-            while let Some((at, _)) = self.held.front()
-                && *at <= now
-            {
-                let Some((_, out)) = self.held.pop_front() else {
-                    break;
-                };
-                if self.closed {
-                    continue;
-                }
-                let msg = match out {
-                    Out::Text(frame) => Message::Text(frame.bytes()),
-                    Out::Close(c) => {
-                        self.closed = true;
-                        reader.closing();
-                        close_frame(c)
-                    }
-                };
-                reader.ear.feed(msg)?;
-            }
-            reader.ear.flush().await
-        });
-        matches!(written.await, Ok(Ok(())))
-    }
-}
-
-/// The reading half's state.
-struct Reader {
+struct Task {
+    link: Link,
     code: String,
-    shared: Arc<Shared>,
     room: Option<RoomHandle>,
-    link: ConnLink,
-    /// The socket's reading, which the room takes over with its `hello`.
-    ear: Arc<Ear>,
-    /// Whether the room has this connection's `hello`.
+    /// The room has this connection's `hello` (and is told when it ends).
     joined: bool,
-    /// The connection's place: its address (new sessions are counted by it), and whether
-    /// it is a reserve place (then only a seated player's `hello` is let in).
-    place: Arc<Place>,
-    /// When the server closed the socket: it then drains until the client answers or
-    /// `DRAIN` passes, because closing with unread data would reset the connection and
-    /// the client would never see the close code.
-    closing: Option<Instant>,
+    shared: Arc<Shared>,
+    /// The connection's permit: its address (new sessions are counted by it), and whether
+    /// it is a reserve permit (then only a seated player's `hello` is let in).
+    permit: Arc<Permit>,
     /// The state the census counts this socket in.
     state: SocketState,
+    backoff: Backoff,
+    /// When the task reads next, in a phase where it reads.
+    next_read: Instant,
 }
 
-impl Reader {
+impl Task {
+    /// The one loop: what is due, then a sleep until the next thing is.
+    async fn run(&mut self) {
+        let opened = Instant::now();
+        let conn = self.link.clone();
+        let sleep = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(sleep);
+        let mut heard = Vec::new();
+        loop {
+            let tick = conn.ticks().current();
+            let now = Instant::now();
+            let backlog = conn.write_out(now);
+            let phase = conn.phase();
+            self.census_state(phase);
+            if phase == Phase::Closed || stalled(&backlog, now) {
+                return;
+            }
+            if phase.reader() == Some(Reader::Task) && now >= self.next_read {
+                let turn = conn.read(Reader::Task, now, |h| heard.push(h));
+                self.after_read(turn, now);
+                for h in heard.drain(..) {
+                    self.heard(h).await;
+                }
+                continue;
+            }
+            let deadline = match phase {
+                Phase::AwaitingHello => opened + Duration::from_secs(limits::HANDSHAKE_S),
+                Phase::HelloSent | Phase::Joined => conn.last_seen() + HEARTBEAT,
+                Phase::Draining { since } => since + DRAIN,
+                // The close waits behind the backlog: the stall rule bounds it.
+                Phase::Closing | Phase::Closed => now + HEARTBEAT,
+            };
+            if now >= deadline {
+                self.window_passed(phase);
+                continue;
+            }
+            let mut wake = deadline;
+            if phase.reader() == Some(Reader::Task) {
+                wake = wake.min(self.next_read);
+            }
+            wake = [
+                backlog.next_due,
+                backlog.stalled_since.map(|s| s + HEARTBEAT),
+            ]
+            .into_iter()
+            .flatten()
+            .fold(wake, Instant::min);
+            // A backlog the kernel refuses is tried again at the room's next tick (once the
+            // room has closed, on the longest backoff).
+            let by_tick = backlog.stalled_since.is_some() && !conn.ticks().is_closed();
+            if backlog.stalled_since.is_some() && !by_tick {
+                wake = wake.min(now + BACKOFF_MAX);
+            }
+            if sleep.deadline() != wake.into() {
+                sleep.as_mut().reset(wake.into());
+            }
+            tokio::select! {
+                biased;
+                _ = conn.changed() => {}
+                _ = &mut sleep => {}
+                _ = conn.ticks().after(tick), if by_tick => {}
+            }
+        }
+    }
+
+    /// When the task reads next, by what this read found: soon after a read that emptied
+    /// the kernel, the longest wait after one that stopped at its budget (a flood gets a
+    /// tick's budget a tick), and a closing socket's rule-breaking counted.
+    fn after_read(&mut self, turn: Option<Turn>, now: Instant) {
+        let Some(turn) = turn else { return };
+        match turn.stop {
+            Stop::Budget => self.backoff.longest(),
+            Stop::Dry | Stop::Halted if self.link.last_seen() == now => self.backoff.reset(),
+            _ => {}
+        }
+        self.next_read = now + self.backoff.next_wait();
+        if let Some(code) = turn.closed {
+            self.shared.census.refused(code);
+            if code == close::ABUSE {
+                tracing::info!(room = %self.code, conn = self.link.id, "closed for abuse (3 strikes)");
+            }
+        }
+    }
+
+    /// The window of the socket's phase passed: no hello in time (4400), a silent client
+    /// (1000), or the drain after the server's close is over (the task ends).
+    fn window_passed(&mut self, phase: Phase) {
+        match phase {
+            Phase::AwaitingHello => {
+                self.shared.census.refused(close::PROTOCOL_MISMATCH);
+                self.link.close(close::PROTOCOL_MISMATCH);
+            }
+            Phase::HelloSent | Phase::Joined => self.link.close(close::NORMAL),
+            _ => self.link.end(),
+        }
+    }
+
     /// Moves this socket in the census when its state changed.
-    fn census_state(&mut self) {
-        let now = match (self.closing, self.joined) {
-            (Some(_), _) => SocketState::Closing,
-            (None, true) => SocketState::Joined,
-            (None, false) => SocketState::Handshake,
+    fn census_state(&mut self, phase: Phase) {
+        let now = match phase {
+            Phase::AwaitingHello => SocketState::Handshake,
+            Phase::HelloSent | Phase::Joined => SocketState::Joined,
+            _ => SocketState::Closing,
         };
         if now != self.state {
             self.shared.census.socket_moved(Some(self.state), Some(now));
@@ -292,69 +194,23 @@ impl Reader {
         }
     }
 
-    /// The server closed the socket: from now on this task reads it, and drains it until
-    /// the client answers.
-    fn closing(&mut self) {
-        if self.closing.is_none() {
-            self.closing = Some(Instant::now());
-            self.ear.take_back();
-        }
-    }
-
-    /// The server closes the socket with `code`: the close goes out after what is queued,
-    /// and the socket drains until the client answers.
-    fn close(&mut self, code: u16) {
-        self.link.close(code);
-        self.closing();
-    }
-
-    /// Silence past the window: no hello in time (4400), or a dead client (1000).
-    fn silent(&mut self) {
-        let code = if self.joined {
-            close::NORMAL
-        } else {
-            self.shared.census.refused(close::PROTOCOL_MISMATCH);
-            close::PROTOCOL_MISMATCH
-        };
-        self.close(code);
-    }
-
-    fn refuse_and_close(&mut self, refusal: Refusal, close: u16) {
-        self.link.refuse(&self.shared.census, &refusal, close);
-        self.closing();
-    }
-
-    fn answer(&self, msg: &ServerMsg) {
-        let _ = self.link.send(&Frame::from(msg));
-    }
-
-    /// One data frame read by this task: the transport's rules (`ear::sort`), then where
-    /// it goes.
-    async fn frame(&mut self, frame: Message) {
-        let cmd = match self.ear.sort(&frame) {
-            Heard::Answer(msg) => return self.answer(&msg),
-            Heard::Abuse(r) => {
-                self.ear.abuse(&self.link, &r);
-                return self.closing();
-            }
+    /// A message the task read: a `hello` to check and pass on, or one that follows it to
+    /// the room through the mailbox (the room has not taken the reading yet).
+    async fn heard(&mut self, heard: Heard) {
+        let cmd = match heard {
             Heard::Hello { p, token, name } => {
-                match self.hello(p) && self.known_or_new(token.as_deref()).await {
-                    true => RoomCmd::Hello {
-                        conn: self.link.clone(),
-                        ear: self.ear.clone(),
-                        token,
-                        name,
-                        seated_only: self.place.reserve(),
-                    },
-                    false => return,
+                if !(self.hello(p) && self.known_or_new(token.as_deref()).await) {
+                    return;
+                }
+                self.link.hello_sent();
+                self.joined = true;
+                RoomCmd::Hello {
+                    conn: self.link.clone(),
+                    token,
+                    name,
+                    seated_only: self.permit.reserve(),
                 }
             }
-            Heard::Room(msg) if !self.joined => {
-                let why = format!("{} before hello: say hello first", msg.kind());
-                return self.answer(&ServerMsg::err(&Refusal::new(code::WRONG_STATE, why)));
-            }
-            // Read before the room took the socket's reading: through the mailbox, behind
-            // the hello.
             Heard::Room(msg) => RoomCmd::Msg {
                 conn: self.link.id,
                 msg,
@@ -364,36 +220,28 @@ impl Reader {
         if let Some(room) = self.room.as_ref()
             && room.tx.send(cmd).await.is_err()
         {
-            self.room_gone();
+            let refusal = Refusal::new(code::ROOM_GONE, "the room closed");
+            self.refuse(refusal, close::ROOM_GONE);
         }
     }
 
-    /// The socket's room closed: `room_gone`, and the socket closes.
-    fn room_gone(&mut self) {
-        let refusal = Refusal::new(code::ROOM_GONE, "the room closed");
-        self.refuse_and_close(refusal, close::ROOM_GONE);
+    fn refuse(&self, refusal: Refusal, close: u16) {
+        self.shared.census.refuse(&self.link, &refusal, close);
     }
 
-    /// A `hello` the socket can pass on: the socket's first, a protocol version it speaks, a
-    /// room that exists.
+    /// A `hello` the socket can pass on: a protocol version it speaks, a room that exists.
     fn hello(&mut self, p: i64) -> bool {
-        if self.joined {
-            self.answer(&second_hello());
-            return false;
-        }
         if p < MIN_SUPPORTED_VERSION as i64 || p > PROTOCOL_VERSION as i64 {
             let why = format!(
                 "protocol {p} is not supported (this server speaks {MIN_SUPPORTED_VERSION}..{PROTOCOL_VERSION})"
             );
-            self.refuse_and_close(
-                Refusal::new(code::PROTOCOL_MISMATCH, why),
-                close::PROTOCOL_MISMATCH,
-            );
+            let refusal = Refusal::new(code::PROTOCOL_MISMATCH, why);
+            self.refuse(refusal, close::PROTOCOL_MISMATCH);
             return false;
         }
         if self.room.is_none() {
             let why = format!("no room {}", self.code);
-            self.refuse_and_close(Refusal::new(code::ROOM_GONE, why), close::ROOM_GONE);
+            self.refuse(Refusal::new(code::ROOM_GONE, why), close::ROOM_GONE);
             return false;
         }
         true
@@ -403,16 +251,21 @@ impl Reader {
     /// that may start a session: the address has new sessions left this minute. Else
     /// `rate_limited`, and the socket may try again (until its handshake window ends).
     async fn known_or_new(&mut self, token: Option<&str>) -> bool {
-        if let Err(r) = self
-            .shared
-            .sessions
-            .admit(token, Some(self.place.source()))
-            .await
-        {
-            self.answer(&ServerMsg::err(&r));
-            return false;
+        let source = Some(self.permit.source());
+        match self.shared.sessions.admit(token, source).await {
+            Ok(()) => true,
+            Err(r) => {
+                let _ = self.link.send(&Frame::from(&ServerMsg::err(&r)));
+                false
+            }
         }
-        self.joined = true;
-        true
     }
+}
+
+/// A backlog the kernel has refused for the whole heartbeat window: the client reads
+/// nothing, and the socket is given up (there is no writing a close to it either).
+fn stalled(backlog: &Backlog, now: Instant) -> bool {
+    backlog
+        .stalled_since
+        .is_some_and(|since| now >= since + HEARTBEAT)
 }

@@ -3,6 +3,8 @@
 //! Atomics, so counting never waits and no request ever waits on a room. The room
 //! registry keeps the per-state room counts; this keeps everything that is a running total.
 
+use crate::net::Link;
+use crate::wire::messages::Refusal;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use std::collections::BTreeMap;
@@ -120,12 +122,20 @@ impl Census {
         counter.fetch_add(1, Relaxed);
     }
 
+    /// Refuses a connection: an `err` frame, then the close, counted by its code.
+    pub fn refuse(&self, link: &Link, refusal: &Refusal, close: u16) {
+        link.refuse(refusal, close);
+        self.refused(close);
+    }
+
     pub fn refused(&self, close_code: u16) {
-        *super::lock(&self.refusals).entry(close_code).or_insert(0) += 1;
+        *crate::lock::lock(&self.refusals)
+            .entry(close_code)
+            .or_insert(0) += 1;
     }
 
     pub fn refusals(&self) -> BTreeMap<u16, u64> {
-        super::lock(&self.refusals).clone()
+        crate::lock::lock(&self.refusals).clone()
     }
 
     /// The running totals as (name, help, value): the one list `/api/stats` prints under
@@ -207,33 +217,4 @@ impl Census {
             self.send_queue_max.fetch_max(depth, Relaxed);
         }
     }
-}
-
-/// This process's CPU seconds (user + system) and resident bytes now, from /proc (Linux; 0
-/// elsewhere).
-pub fn process_now() -> (f64, u64) {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let field = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // utime and stime are in clock ticks, 100 a second on Linux.
-    let cpu = (field(11) + field(12)) / 100.0;
-    (cpu, status_kb("VmRSS:") * 1024)
-}
-
-/// One `kB` line of /proc/self/status (`VmRSS:`, `VmHWM:`), 0 when unreadable.
-fn status_kb(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// Resident memory high-water mark, in MiB (Linux; 0 elsewhere).
-pub fn memory_mb() -> f64 {
-    (status_kb("VmHWM:") as f64 / 1024.0 * 10.0).round() / 10.0
 }

@@ -142,7 +142,7 @@ pub struct ConnectionLimits {
     /// Connections at once, the reserve included.
     pub max: usize,
     pub per_ip: usize,
-    /// The last `reserve` places of `max`: `/healthz`, `/metrics`, `/api/stats` and seated
+    /// The last `reserve` permits of `max`: `/healthz`, `/metrics`, `/api/stats` and seated
     /// players only.
     pub reserve: usize,
     /// Sockets that have not said `hello`.

@@ -1,36 +1,34 @@
-//! What the rooms and the server share, below both: the settings, the levels, the
-//! sessions, the room registry, the census, the connection gate, and the history's write
-//! chain.
+//! What the rooms and the server share, below both: the settings (`config`), the levels,
+//! the sessions (`sessions`, with their key, `session_key`, and the new-session quota per
+//! address, `newcomers`), the room registry and the room's commands (`registry`), the
+//! census of counters (`census`), admission (`admission`: the connection caps, their permits and the reserve),
+//! OS randomness (`random`), the room threads, and the history's write chain.
 //!
 //! One `Shared` is made when the server starts and handed (as an `Arc`) to every room and
 //! every connection. The room imports this module and never the server; the server
-//! imports both. `conn` is the one connection type both sides use.
+//! imports both. The connection itself is `crate::net`, below all three.
 
+pub mod admission;
 pub mod census;
 pub mod config;
-pub mod conn;
-pub mod gate;
-pub mod homes;
 pub mod newcomers;
-pub mod outbound;
 pub mod random;
 pub mod registry;
 pub mod session_key;
 pub mod sessions;
-pub mod turns;
 
 use crate::levels::Levels;
+use crate::net::threads::RoomThreads;
 use crate::store::chain::{Chain, Notify};
 use crate::store::{Store, StoreError};
+use admission::Admission;
 use census::Census;
 use config::ServerConfig;
-use gate::Gate;
-use homes::Homes;
 use registry::{Registry, RoomCmd};
 use session_key::SessionKey;
 use sessions::Sessions;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 pub struct Shared {
@@ -40,10 +38,10 @@ pub struct Shared {
     pub sessions: Sessions,
     pub rooms: Registry,
     /// The threads rooms and their sockets run on.
-    pub homes: Homes,
+    pub threads: RoomThreads,
     pub census: Census,
-    /// The connection places (caps and reserve), taken by every accepted connection.
-    pub gate: Arc<Gate>,
+    /// The connection permits (caps and reserve), taken by every accepted connection.
+    pub admission: Arc<Admission>,
     /// The history (SQLite) and its write chain, once attached.
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
@@ -52,16 +50,16 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(config: ServerConfig, levels: Levels) -> Arc<Shared> {
-        let homes = config
+        let threads = config
             .worker_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         Arc::new(Shared {
-            gate: Gate::new(config.connections.clone()),
+            admission: Admission::new(config.connections.clone()),
             sessions: Sessions::new(config.new_sessions_per_min),
             config,
             levels,
             rooms: Registry::default(),
-            homes: Homes::new(homes),
+            threads: RoomThreads::new(threads),
             census: Census::default(),
             store: OnceLock::new(),
             chain: OnceLock::new(),
@@ -157,12 +155,4 @@ async fn session_upkeep(shared: Weak<Shared>) {
             expire_sessions(store, shared.config.session_ttl_s).await;
         }
     }
-}
-
-/// Locks `m`, taking it over when a panic poisoned it. Each lock in `shared` guards a map,
-/// a queue or a counter that its holder changes in one step (an insert, a push, a swap), so
-/// a panic elsewhere never leaves it half-changed, and refusing every later caller would
-/// turn one panic into a dead server.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -1,12 +1,12 @@
 //! How many new sessions one address may start a minute.
 //!
-//! A session is made the first time the server sees a token (a seat or a spectator place).
+//! A session is made the first time the server sees a token (a seat or a spectator permit).
 //! Each address may start `per_minute` of them in a fixed one-minute window; past that,
 //! joins with a token the server does not know are refused `rate_limited` until the window
 //! turns. Known tokens are never counted: a returning player always gets back in. The map
 //! forgets windows that ended, whenever it grows past 4,096 addresses.
 
-use super::gate::Source;
+use super::admission::Source;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -29,7 +29,7 @@ impl Newcomers {
 
     /// Whether `source` may start one more session now (counted when it may).
     pub fn admit(&self, source: Source, now: Instant) -> bool {
-        let mut w = super::lock(&self.windows);
+        let mut w = crate::lock::lock(&self.windows);
         if w.len() > FORGET_PAST {
             w.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
         }

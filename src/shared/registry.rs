@@ -2,21 +2,21 @@
 //! without being asked.
 //!
 //! A room owns its state; the registry holds its mailbox (`RoomCmd`s go in, the room's task
-//! takes them out), its turns (which pace a backlog its sockets could not write at once:
-//! `shared::turns`) and a few atomics the room keeps current (its state and head counts)
-//! for quick play and the census. The mailbox is the room's whole interface: HTTP handlers
-//! speak to a room only through it, and so does a socket until the room takes its `hello`
-//! (with the socket's reading, `conn::Hears`: from then on the room reads the socket
-//! itself). The mailbox cannot carry `hello` or `ping` as messages: the socket answers
-//! `ping` itself and turns `hello` into `RoomCmd::Hello`.
+//! takes them out), its ticks (at which its sockets write a backlog the kernel refused:
+//! `net::ticks`), its room thread, and a few atomics the room keeps current (its state,
+//! head counts and when it last ticked) for quick play, the census and the stall gauge.
+//! The mailbox is the room's whole interface: HTTP handlers speak to a room only through
+//! it, and so does a socket until the room takes its `hello` (with the connection: from
+//! then on the room reads the socket itself). The mailbox cannot carry `hello` or `ping` as
+//! messages: the socket answers `ping` itself and turns `hello` into `RoomCmd::Hello`.
 
-use super::conn::{ConnLink, Hears};
-use super::turns::Turns;
+use crate::net::{Link, Ticks};
 use crate::store::quests::Completion;
 use crate::wire::messages::{Refusal, RoomMsg, RoomState, RoomStatus};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 /// Commands a room's mailbox holds before senders wait.
@@ -60,9 +60,8 @@ pub enum RoomCmd {
     /// one of the connection reserve's places is `seated_only`: its token must hold a seat
     /// here already.
     Hello {
-        conn: ConnLink,
-        /// The socket's reading, which the room takes over with the connection.
-        ear: Arc<dyn Hears>,
+        /// The connection, whose reading the room takes over with it.
+        conn: Link,
         token: Option<String>,
         name: Option<String>,
         seated_only: bool,
@@ -93,6 +92,9 @@ pub struct RoomInfo {
     spectators: AtomicU8,
     /// The deepest any of the room's send queues has been, in frames.
     send_queue_high: AtomicU8,
+    /// When the room's timer last ticked, in microseconds after `opened`.
+    last_tick_us: AtomicU64,
+    opened: Instant,
 }
 
 impl RoomInfo {
@@ -102,7 +104,22 @@ impl RoomInfo {
             seated: AtomicU8::new(0),
             spectators: AtomicU8::new(0),
             send_queue_high: AtomicU8::new(0),
+            last_tick_us: AtomicU64::new(0),
+            opened: Instant::now(),
         }
+    }
+
+    /// The room's timer ticked at `now` (each tick, in every phase).
+    pub fn ticked(&self, now: Instant) {
+        let us = now.saturating_duration_since(self.opened).as_micros();
+        self.last_tick_us.store(us as u64, Relaxed);
+    }
+
+    /// How long ago the room's timer last ticked (zero for a room that ticks on time; a
+    /// room whose thread is held grows this while it lasts).
+    pub fn since_tick(&self, now: Instant) -> Duration {
+        let last = self.opened + Duration::from_micros(self.last_tick_us.load(Relaxed));
+        now.saturating_duration_since(last)
     }
 
     pub fn state(&self) -> RoomState {
@@ -142,14 +159,14 @@ impl RoomInfo {
     }
 }
 
-/// How to reach a room: its mailbox, its turns (when its sockets write a backlog:
-/// `shared::turns`), its home (`shared::homes`: the thread its sockets join it on) and its
+/// How to reach a room: its mailbox, its ticks (when its sockets write a backlog:
+/// `net::ticks`), its room thread (`net::threads`: where its sockets join it) and its
 /// published info.
 #[derive(Clone)]
 pub struct RoomHandle {
     pub tx: mpsc::Sender<RoomCmd>,
-    pub home: usize,
-    pub turns: Arc<Turns>,
+    pub thread: usize,
+    pub ticks: Arc<Ticks>,
     pub info: Arc<RoomInfo>,
 }
 
@@ -171,15 +188,15 @@ fn room_code() -> String {
 
 impl Registry {
     fn rooms(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, RoomHandle>> {
-        super::lock(&self.rooms)
+        crate::lock::lock(&self.rooms)
     }
 
-    /// Registers a new room, at home `home`, under a fresh code: its code, its handle and
-    /// its mailbox's receiving end. `None` when `max_rooms` are open.
+    /// Registers a new room, on room thread `thread`, under a fresh code: its code, its
+    /// handle and its mailbox's receiving end. `None` when `max_rooms` are open.
     pub fn open(
         &self,
         max_rooms: usize,
-        home: usize,
+        thread: usize,
     ) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
         let mut rooms = self.rooms();
         if rooms.len() >= max_rooms {
@@ -194,8 +211,8 @@ impl Registry {
         let (tx, rx) = mpsc::channel(MAILBOX);
         let handle = RoomHandle {
             tx,
-            home,
-            turns: Turns::new(),
+            thread,
+            ticks: Ticks::new(),
             info: Arc::new(RoomInfo::new()),
         };
         rooms.insert(code.clone(), handle.clone());
@@ -233,6 +250,19 @@ impl Registry {
             .iter()
             .map(|(code, h)| (code.clone(), h.info.send_queue_high()))
             .collect()
+    }
+
+    /// The longest any open room has gone without a tick, and how many have gone longer
+    /// than `stalled` (a room thread held up shows here while it lasts).
+    pub fn tick_gaps(&self, stalled: Duration) -> (Duration, usize) {
+        let now = Instant::now();
+        let gaps = self
+            .rooms()
+            .values()
+            .map(|h| h.info.since_tick(now))
+            .collect::<Vec<_>>();
+        let worst = gaps.iter().copied().max().unwrap_or_default();
+        (worst, gaps.iter().filter(|g| **g > stalled).count())
     }
 
     /// Rooms by state, and spectators in all of them.

@@ -11,7 +11,7 @@
 //! refreshed the same way, as is every hour of a session a room keeps: a session in use
 //! never expires (`store::sessions::expire`, only for sessions that never finished a round).
 
-use super::gate::Source;
+use super::admission::Source;
 use super::newcomers::Newcomers;
 use super::random;
 use super::session_key::SessionKey;
@@ -99,7 +99,7 @@ impl Sessions {
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
-        super::lock(&self.by_hash)
+        crate::lock::lock(&self.by_hash)
     }
 
     fn persist(&self, hash: &str, s: &Session) {

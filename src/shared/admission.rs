@@ -1,10 +1,10 @@
 //! Who gets a connection: the caps on connections held at once (in all, and from one
 //! address) and the reserve kept for operators and seated players.
 //!
-//! Every accepted TCP connection asks for a `Place` before a byte is read, and holds it
+//! Every accepted TCP connection asks for a `Permit` before a byte is read, and holds it
 //! until it closes — through a WebSocket upgrade, so a socket counts as the connection it
-//! came from. Places are counted under one lock (two map operations a connection, never
-//! per frame). Past `max - reserve` a place is a *reserve* place, given only to an address
+//! came from. Permits are counted under one lock (two map operations a connection, never
+//! per frame). Past `max - reserve` a permit is a *reserve* permit, given only to an address
 //! holding fewer than `RESERVE_PER_ADDRESS` connections (so the client that filled the
 //! server cannot take the reserve too); the connection may then only ask for `/healthz`,
 //! `/metrics`, `/api/stats` or return a seated player to its seat (`server::accept` and the
@@ -17,13 +17,13 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-/// An address holding this many connections gets no reserve place.
+/// An address holding this many connections gets no reserve permit.
 pub const RESERVE_PER_ADDRESS: u32 = 2;
 
 /// Why a connection was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refused {
-    /// Every place, the reserve included, is taken (or the reserve is, and this address
+    /// Every permit, the reserve included, is taken (or the reserve is, and this address
     /// already holds connections).
     Full,
     /// This address holds its `per_ip` connections.
@@ -89,22 +89,22 @@ struct Held {
     by_source: HashMap<Source, u32>,
 }
 
-/// The server's connection places.
-pub struct Gate {
+/// The server's connection permits.
+pub struct Admission {
     limits: ConnectionLimits,
     held: Mutex<Held>,
     refused: [AtomicU64; 4],
 }
 
-/// A connection's place, given back when dropped.
-pub struct Place {
-    gate: Arc<Gate>,
+/// A connection's permit, given back when dropped.
+pub struct Permit {
+    admission: Arc<Admission>,
     source: Source,
     reserve: bool,
 }
 
-impl Place {
-    /// Whether this is a reserve place (health checks and seated players only).
+impl Permit {
+    /// Whether this is a reserve permit (health checks and seated players only).
     pub fn reserve(&self) -> bool {
         self.reserve
     }
@@ -115,9 +115,9 @@ impl Place {
     }
 }
 
-impl Drop for Place {
+impl Drop for Permit {
     fn drop(&mut self) {
-        let mut held = self.gate.lock();
+        let mut held = self.admission.lock();
         held.open = held.open.saturating_sub(1);
         if let Some(n) = held.by_source.get_mut(&self.source) {
             *n = n.saturating_sub(1);
@@ -128,9 +128,9 @@ impl Drop for Place {
     }
 }
 
-impl Gate {
-    pub fn new(limits: ConnectionLimits) -> Arc<Gate> {
-        Arc::new(Gate {
+impl Admission {
+    pub fn new(limits: ConnectionLimits) -> Arc<Admission> {
+        Arc::new(Admission {
             limits,
             held: Mutex::new(Held::default()),
             refused: Default::default(),
@@ -138,11 +138,11 @@ impl Gate {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
-        super::lock(&self.held)
+        crate::lock::lock(&self.held)
     }
 
-    /// A place for a connection from `ip`, or why not (counted).
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Place, Refused> {
+    /// A permit for a connection from `ip`, or why not (counted).
+    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Permit, Refused> {
         let source = Source::of(ip);
         let mut held = self.lock();
         let mine = held.by_source.get(&source).copied().unwrap_or(0);
@@ -159,8 +159,8 @@ impl Gate {
             Ok(reserve) => {
                 held.open += 1;
                 *held.by_source.entry(source).or_insert(0) += 1;
-                Ok(Place {
-                    gate: self.clone(),
+                Ok(Permit {
+                    admission: self.clone(),
                     source,
                     reserve,
                 })
@@ -194,8 +194,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn gate(max: usize, per_ip: usize, reserve: usize) -> Arc<Gate> {
-        Gate::new(ConnectionLimits {
+    fn admission(max: usize, per_ip: usize, reserve: usize) -> Arc<Admission> {
+        Admission::new(ConnectionLimits {
             max,
             per_ip,
             reserve,
@@ -210,24 +210,24 @@ mod tests {
 
     #[test]
     fn one_address_is_held_to_its_cap_and_others_still_get_in() {
-        let g = gate(100, 3, 4);
-        let held: Vec<Place> = (0..3).map(|_| g.admit(ip("10.0.0.1")).unwrap()).collect();
+        let g = admission(100, 3, 4);
+        let held: Vec<Permit> = (0..3).map(|_| g.admit(ip("10.0.0.1")).unwrap()).collect();
         assert_eq!(g.admit(ip("10.0.0.1")).err(), Some(Refused::PerAddress));
         assert!(g.admit(ip("10.0.0.2")).is_ok());
         drop(held);
-        assert_eq!(g.open(), 0, "every place given back");
+        assert_eq!(g.open(), 0, "every permit given back");
         assert!(
             g.admit(ip("10.0.0.1")).is_ok(),
-            "the address's places came back"
+            "the address's permits came back"
         );
     }
 
     #[test]
     fn the_reserve_goes_only_to_addresses_holding_little() {
-        let g = gate(10, 100, 3);
-        let flood: Vec<Place> = (0..7).map(|_| g.admit(ip("10.0.0.9")).unwrap()).collect();
+        let g = admission(10, 100, 3);
+        let flood: Vec<Permit> = (0..7).map(|_| g.admit(ip("10.0.0.9")).unwrap()).collect();
         assert!(flood.iter().all(|p| !p.reserve()));
-        // The flooding address gets no reserve place; a quiet one does.
+        // The flooding address gets no reserve permit; a quiet one does.
         assert_eq!(g.admit(ip("10.0.0.9")).err(), Some(Refused::Full));
         let checker = g.admit(ip("10.0.0.1")).unwrap();
         assert!(checker.reserve());
@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn an_ipv6_subscriber_block_counts_as_one_address() {
-        let g = gate(100, 2, 0);
+        let g = admission(100, 2, 0);
         let _a = g.admit(ip("2001:db8:1:2::1")).unwrap();
         let _b = g.admit(ip("2001:db8:1:2:ffff::7")).unwrap();
         assert_eq!(
