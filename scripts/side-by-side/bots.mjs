@@ -46,8 +46,10 @@ const count = (what) => (errors[what] = (errors[what] || 0) + 1);
 let closing = false;
 let roundsEnded = 0;
 
+// tick: the server's simulation tick in the last frame (kept by each room's first client),
+// which tells its simulation rate apart from the frames' rate.
 function newClient() {
-  const c = { frames: 0, bytes: 0, playing: false, timer: null, close: () => {} };
+  const c = { frames: 0, bytes: 0, playing: false, tick: null, timer: null, close: () => {} };
   clients.push(c);
   return c;
 }
@@ -56,6 +58,7 @@ function newClient() {
 
 const SNAP = Buffer.from('{"type":"snap"'); // how every snap frame begins (src/wire/snapshot.rs)
 const isSnap = (d) => d.length > SNAP.length && d.compare(SNAP, 0, SNAP.length, 0, SNAP.length) === 0;
+const TICK = /^\{"type":"snap","p":\d+,"raw":\{"t":(\d+)/; // the body's tick comes first
 
 function ucSocket(code) {
   return new Promise((resolve, reject) => {
@@ -115,12 +118,14 @@ async function ucRoom() {
   await lobby;
   for (const ws of group) {
     const c = newClient();
+    const keepTick = ws === host;
     let seq = 0;
     let k = Math.random() * 2 * Math.PI;
     ws.on("message", (d) => {
       c.bytes += d.length;
       if (isSnap(d)) {
         c.frames++;
+        if (keepTick) c.tick = Number(TICK.exec(d.toString("latin1", 0, 64))?.[1] ?? NaN);
         if (!c.playing) {
           // The round is on: one input every 50 ms from now on (a circle, a press every 10th).
           c.playing = true;
@@ -152,9 +157,11 @@ async function cyRoom() {
   for (let i = 1; i < SEATS; i++) group.push(await colyseus.joinById(first.roomId));
   for (const room of group) {
     const c = newClient();
-    room.onStateChange(() => {
+    const keepTick = room === first;
+    room.onStateChange((state) => {
       c.frames++;
       c.playing = true;
+      if (keepTick) c.tick = state.tick;
     });
     // Bytes: every message on the socket, as for Undercooked.
     room.connection?.transport?.ws?.addEventListener?.("message", (e) => {
@@ -182,6 +189,8 @@ while (!clients.every((c) => c.playing)) await sleep(20);
 clearTimeout(loadTimer);
 await sleep(SETTLE * 1000);
 
+const ticked = clients.filter((c) => c.tick !== null);
+const k0 = ticked.map((c) => c.tick);
 const f0 = clients.map((c) => c.frames);
 const b0 = clients.map((c) => c.bytes);
 const e0 = JSON.stringify(errors);
@@ -191,6 +200,7 @@ await sleep(DURATION * 1000);
 const secs = (performance.now() - w0) / 1000;
 const fps = clients.map((c, i) => (c.frames - f0[i]) / secs);
 const kbps = clients.map((c, i) => (c.bytes - b0[i]) / 1024 / secs);
+const tickHz = ticked.map((c, i) => (c.tick - k0[i]) / secs);
 const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
 const r2 = (x) => Math.round(x * 100) / 100;
 console.log(
@@ -204,6 +214,7 @@ console.log(
     frames_per_client_s_min: r2(Math.min(...fps)),
     frames_per_client_s_max: r2(Math.max(...fps)),
     kb_in_per_client_s: r2(mean(kbps)),
+    server_tick_hz: r2(mean(tickHz)), // the simulation's rate, seen from the frames' ticks
     errors, // over the whole run: joins and countdown included
     errors_before_window: JSON.parse(e0),
     ...(SERVER === "undercooked" ? { rounds_ended: roundsEnded } : {}),

@@ -123,7 +123,8 @@ measure() {
     const out = { server: name, rooms: +rooms, cpu_core_share: r(total, 3), user_core_share: r(user, 3),
       ms_per_room_s: r(total * 1000 / rooms, 2), rss_mb: r(rss / 1024, 1),
       frames_per_client_s: b.frames_per_client_s, frames_per_client_s_min: b.frames_per_client_s_min,
-      kb_in_per_client_s: b.kb_in_per_client_s, clients: b.clients, secs: r(wall, 2) };
+      kb_in_per_client_s: b.kb_in_per_client_s, server_tick_hz: b.server_tick_hz, clients: b.clients,
+      secs: r(wall, 2) };
     if (Object.keys(b.errors).length) out.bot_errors = b.errors;
     if (b.rounds_ended) out.rounds_ended = b.rounds_ended;
     console.log(JSON.stringify(out));
