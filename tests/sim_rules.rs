@@ -1,4 +1,4 @@
-//! The rules of GAME-RULES.md, one behaviour per test, as given / when / then.
+//! The rules of docs/GAME.md, one behaviour per test, as given / when / then.
 
 mod kitchen;
 

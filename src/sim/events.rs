@@ -4,7 +4,7 @@
 //! the history). The payload is a fixed struct whose fields are exactly the protocol's short
 //! keys, written in one canonical order, so no internal field can leak onto the wire.
 
-/// The kinds of GAME-RULES.md's events table.
+/// The kinds of event the rules of docs/GAME.md raise (each kind's keys: `Payload::each`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     Chopped,

@@ -1,6 +1,6 @@
 //! The kitchen simulation: a pure, deterministic fold of a round's inputs.
 //!
-//! `sim` owns the rules of GAME-RULES.md and nothing else: no clock, no I/O, no OS
+//! `sim` owns the rules of docs/GAME.md and nothing else: no clock, no I/O, no OS
 //! randomness, no floats in the state, no hash-order iteration. Levels arrive as text,
 //! inputs as already-validated values, and `step` turns one tick's inputs into the next
 //! state plus the tick's events. The live room and `undercooked replay` call the same code.

@@ -1,4 +1,4 @@
-//! What a press does at each kind of station (GAME-RULES.md's stations table).
+//! What a press does at each kind of station (docs/GAME.md's stations table).
 //!
 //! A press targets the station the cook faces. A fire on it turns any press into
 //! extinguishing; otherwise the station's kind and the cook's hands decide, one function per

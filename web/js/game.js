@@ -8,7 +8,7 @@ import { Effects, fromEventWire } from './effects.js';
 import { InputSender } from './input.js';
 import { Interpolator } from './interp.js';
 import { applyFrame } from './merge.js';
-import { Mover, Predictor, quantize } from './predict.js';
+import { Mover, Predictor, obstacles, quantize } from './predict.js';
 import { Renderer } from './render.js';
 
 export class Game {
@@ -110,8 +110,7 @@ export class Game {
     if (this.sender && this.view && this.countdown === null && mine && !this.over) {
       const held = this.controls.read();
       this.sender.update(now, held.x, held.y);
-      const others = [];
-      for (const [id, c] of cooks) if (id !== this.me) others.push({ x: c.x * 1000, y: c.y * 1000 });
+      const others = obstacles(this.view.p, cooks, this.me); // a ghost blocks nobody
       const intent = mine.s === 'stunned' ? { x: 0, y: 0 } : quantize(held.x, held.y);
       this.predictor.advance(now, intent, others);
       const drawn = this.predictor.drawn(now);

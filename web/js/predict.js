@@ -2,30 +2,64 @@
 //
 // `Mover` is the sim's movement rule (src/sim/movement.rs) ported as it is: positions in
 // units of 1/1000 tile, a cook a circle of radius 350, moves cut into sub-steps of at most a
-// quarter tile, x then y, a blocked axis sliding as far as it can. `Predictor` steps your
-// cook with it at the tick rate from the input you are giving now, keeps what it predicted,
-// and when a frame arrives compares the server's position with what it predicted one round
-// trip ago (the frame reflects the inputs the server had by then). The difference moves the
-// prediction at once, but what is drawn follows through a correction that fades over about
-// a tenth of a second: no visible snap for the small errors of latency, a plain jump only
-// when the two disagree by more than two tiles (a stun, a respawn).
+// quarter tile, x then y, a blocked axis sliding as far as it can, other cooks but ghosts
+// blocking. tests/client.rs checks it, and `quantize`, against the sim's own positions for
+// scripted inputs. A stun (a slip, a cart's bump) is not predicted: game.js takes it from
+// the frames. `Predictor` steps your cook with it at the tick rate from the input you are
+// giving now, keeps what it predicted, and when a frame arrives compares the server's
+// position with what it predicted one round trip ago (the frame reflects the inputs the
+// server had by then). The difference moves the prediction at once, but what is drawn
+// follows through a correction that fades over about a tenth of a second: no visible snap
+// for the small errors of latency, a plain jump only when the two disagree by more than two
+// tiles (a stun, a respawn).
 
 export const UNIT = 1000;
 export const RADIUS = 350;
 export const MAX_SUBSTEP = 250;
 const TOUCH2 = 2 * RADIUS * (2 * RADIUS);
 
-/** The move a client sends, as the sim keeps it: thousandths, magnitude ≤ 1000. */
+/**
+ * The move a client sends, as the sim keeps it: thousandths, magnitude ≤ 1000. The server's
+ * `quantize_move` and the sim's `clamp_intent` exactly (src/wire/messages/client.rs,
+ * src/sim/movement.rs): each axis clamped to -1..1 and rounded half away from zero, then a
+ * move over magnitude 1 scaled by the floored root, and the longer axis shortened until it
+ * is within it. Sent over 1000 and quantized again by the server, it comes back unchanged;
+ * a move over magnitude 1 would be refused.
+ */
 export function quantize(mx, my) {
-  let x = Math.max(-1000, Math.min(1000, Math.round(mx * 1000)));
-  let y = Math.max(-1000, Math.min(1000, Math.round(my * 1000)));
+  const q = (v) => {
+    if (Number.isNaN(v)) return 0;
+    const t = Math.max(-1, Math.min(1, v)) * 1000;
+    return Math.sign(t) * Math.round(Math.abs(t)) + 0; // + 0: never -0
+  };
+  let x = q(mx);
+  let y = q(my);
   const m2 = x * x + y * y;
   if (m2 > 1_000_000) {
-    const m = Math.floor(Math.sqrt(m2));
+    const m = Math.floor(Math.sqrt(m2)); // exact: m2 ≤ 2e6
     x = Math.trunc((x * 1000) / m);
     y = Math.trunc((y * 1000) / m);
+    while (x * x + y * y > 1_000_000) {
+      if (Math.abs(x) >= Math.abs(y)) x -= Math.sign(x);
+      else y -= Math.sign(y);
+    }
   }
-  return { x, y };
+  return { x: x + 0, y: y + 0 };
+}
+
+/**
+ * The cooks your own cook collides with, in units, as the sim has them: every other cook
+ * but a ghost (a disconnected cook blocks nobody in the sim). `players` are a frame's `p`
+ * (`i`, `s`), `drawn` where each is drawn now (tiles, by `i`), `me` your cook's `i`.
+ */
+export function obstacles(players, drawn, me) {
+  const out = [];
+  for (const p of players) {
+    if (p.i === me || p.s === 'disconnected') continue;
+    const c = drawn.get(p.i) || p;
+    out.push({ x: Math.round(c.x * UNIT), y: Math.round(c.y * UNIT) });
+  }
+  return out;
 }
 
 export class Mover {
@@ -38,7 +72,7 @@ export class Mover {
     this.rows = rows;
     this.height = rows.length;
     this.width = rows.length ? rows[0].length : 0;
-    this.speed = Math.floor((maxSpeed * UNIT) / tickHz + 0.5);
+    this.speed = Math.max(1, Math.floor((maxSpeed * UNIT) / tickHz + 0.5)); // the sim's `Rules::speed`
   }
 
   floor(tx, ty) {

@@ -1,5 +1,5 @@
 //! The TOML shape of a level file, as serde reads it: every key with its span (so a refusal
-//! can name its line and column) and the defaults GAME-RULES.md gives. `Level::parse`
+//! can name its line and column) and the defaults docs/LEVELS.md lists. `Level::parse`
 //! validates what this reads.
 
 use super::Tuning;

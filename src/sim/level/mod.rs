@@ -1,4 +1,4 @@
-//! Level files: the TOML format of GAME-RULES.md, parsed from text and validated.
+//! Level files: the TOML format of docs/LEVELS.md, parsed from text and validated.
 //!
 //! The sim never reads files; a caller hands `Level::parse` a file name (for messages) and
 //! the text. Every refusal is a `LevelError` naming the file, the line and the column of the
@@ -29,7 +29,7 @@ pub struct LevelError {
     pub message: String,
 }
 
-/// The tuning knobs of GAME-RULES.md (seconds, tiles per second, counts).
+/// The tuning knobs (seconds, tiles per second, counts): docs/LEVELS.md's `[tuning]` table.
 #[derive(Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tuning {
