@@ -138,3 +138,51 @@ async fn sockets_are_counted_by_state_and_rooms_by_their_send_queue_mark() {
     );
     server.stop().await;
 }
+
+/// A sample's value in a scrape, by name.
+fn sample(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find(|l| l.split(['{', ' ']).next() == Some(name))
+        .and_then(|l| l.rsplit_once(' '))
+        .and_then(|(_, v)| v.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_room_thread_shows_in_metrics_and_healthz_while_it_lasts() {
+    // Given two rooms on the server's one room thread
+    let env = [
+        ("UNDERCOOKED_TEST_MODE", "1"),
+        ("UNDERCOOKED_WORKER_THREADS", "1"),
+    ];
+    let mut server = server::start(&env).await;
+    let (held, _) = server::create_room(server.addr, "Ann").await;
+    server::create_room(server.addr, "Bob").await;
+    let scrape = |server: &server::TestServer| {
+        let addr = server.addr;
+        async move { server::http(addr, "GET", "/metrics", None, &[]).await.1 }
+    };
+    let text = scrape(&server).await;
+    assert_eq!(sample(text.as_str().unwrap(), "undercooked_rooms_stalled"), Some(0.0));
+    // When something holds the thread for 3.5 s
+    let path = format!("/api/test/hold_thread/{held}/3500");
+    let (status, _) = server::http(server.addr, "POST", &path, None, &[]).await;
+    assert_eq!(status, 200);
+    // Then while it lasts, /metrics shows both rooms stalled, and past 2 s /healthz fails
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    let text = scrape(&server).await;
+    let text = text.as_str().unwrap();
+    assert_eq!(sample(text, "undercooked_rooms_stalled"), Some(2.0), "{text}");
+    let gap = sample(text, "undercooked_room_tick_gap_max_seconds").unwrap();
+    assert!((0.5..3.5).contains(&gap), "a gap of {gap} s");
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let (status, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
+    assert_eq!(status, 503, "{health}");
+    assert_eq!(health["ok"], false);
+    assert_eq!(health["rooms_stalled"], 2);
+    // and once the thread is free again, both are well
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let (status, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
+    assert_eq!((status, health["rooms_stalled"].as_u64()), (200, Some(0)), "{health}");
+    server.stop().await;
+}

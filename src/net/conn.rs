@@ -13,7 +13,7 @@ use super::heard::Heard;
 use super::phase::{Limits, Phase, Reader};
 use super::read::{FrameReader, Stop};
 use super::ticks::Ticks;
-use super::turn::read_turn;
+use super::rules::read_under_rules;
 use super::write::{Writer, Wrote};
 use crate::wire::messages::{RoomMsg, close};
 use std::net::{Shutdown, TcpStream};
@@ -49,9 +49,9 @@ pub struct Backlog {
     pub next_due: Option<Instant>,
 }
 
-/// A turn of reading: how it stopped, and the close code when the rules closed the socket.
+/// A read: how it stopped, and the close code when the rules closed the socket.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Turn {
+pub struct ReadOutcome {
     pub stop: Stop,
     pub closed: Option<u16>,
 }
@@ -152,28 +152,28 @@ impl Connection {
         }
     }
 
-    /// A turn of reading by `by`, when the phase says `by` reads: each message its phase
+    /// A read by `by`, when the phase says `by` reads: each message its phase
     /// passes on goes to `take`; what the socket answers itself is written here.
-    pub fn read(&self, by: Reader, now: Instant, take: impl FnMut(Heard)) -> Option<Turn> {
+    pub fn read(&self, by: Reader, now: Instant, take: impl FnMut(Heard)) -> Option<ReadOutcome> {
         let mut st = self.state();
         if st.phase.reader() != Some(by) {
             return None;
         }
-        let turn = read_turn(&mut st, now, take);
-        match turn.closed {
+        let outcome = read_under_rules(&mut st, now, take);
+        match outcome.closed {
             // Breaking the rules while it drains ends it at once.
             Some(_) if !st.phase.takes_frames() => st.phase = Phase::Closed,
             Some(code) => self.close_locked(&mut st, code),
             None => {}
         }
-        if turn.stop == Stop::Ended || st.phase == Phase::Closed {
+        if outcome.stop == Stop::Ended || st.phase == Phase::Closed {
             st.phase = Phase::Closed;
             self.changed.notify_one();
         }
-        Some(turn)
+        Some(outcome)
     }
 
-    /// The room's turn of reading: its messages go into `heard` with this connection's
+    /// The room's read, at its tick: its messages go into `heard` with this connection's
     /// id. The close code when the rules closed the socket.
     pub fn hear(&self, now: Instant, heard: &mut Vec<(u64, RoomMsg)>) -> Option<u16> {
         let take = |h: Heard| {

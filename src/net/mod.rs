@@ -13,14 +13,14 @@
 //! | `Draining` | its task, dropping until the client's close | nobody | the backoff; the 3 s drain ends it |
 //! | `Closed` | nobody | its task, one last try | (its task ends and tells the room `Gone`) |
 //!
-//! Every read has a budget (`read::Budget::TURN`, frames and bytes per socket per turn:
+//! Every read has a budget (`read::Budget::READ`, frames and bytes per socket per read:
 //! the rest waits in the kernel), every frame of any kind counts against the client's rate
 //! (`guard`), and every write is bounded (`write`): one client cannot hold its room's
 //! thread, or grow the server's memory, whatever it sends or fails to read.
 //!
 //! The files: `frame` (frames as the server writes them), `read` (bytes into frames, a
 //! budget at a time), `guard` (the rate and size rules), `heard` (what a whole message is),
-//! `turn` (one turn of reading under those rules), `write` (the bounded backlog), `phase`
+//! `rules` (one read under those rules), `write` (the bounded backlog), `phase`
 //! (the table above, as a type), `conn` (the phase, the reading and the writing under one
 //! lock), `link` (what a room or a task holds), `ticks` (when a backlog is written: the
 //! room's ticks; a socket's backoff) and `threads` (the room threads and their slots).
@@ -34,7 +34,7 @@ pub mod phase;
 pub mod read;
 pub mod threads;
 pub mod ticks;
-mod turn;
+mod rules;
 pub mod write;
 
 pub use conn::Connection;

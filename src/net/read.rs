@@ -1,4 +1,4 @@
-//! A client's bytes into WebSocket frames, a turn's budget at a time.
+//! A client's bytes into WebSocket frames, a read's budget at a time.
 //!
 //! The server reads frames, not messages. tungstenite's `WebSocket::read` returns whole
 //! messages: the fragments of one, and control frames, are read inside a single call, and
@@ -7,9 +7,9 @@
 //! waited. So tungstenite parses each header here (`FrameHeader::parse`), and this reader
 //! keeps the rest of RFC 6455's reading side: unmasking, fragments put together, UTF-8
 //! checked (`1007`), control frames short and whole, the close's code. Each frame, of any
-//! kind, goes to the caller, who counts it against the client's rate; and one turn reads at
-//! most `Budget::TURN` of frames and bytes from one socket, leaving the rest in the kernel
-//! for the next turn.
+//! kind, goes to the caller, who counts it against the client's rate; and one read takes at
+//! most `Budget::READ` of frames and bytes from one socket, leaving the rest in the kernel
+//! for the next.
 //!
 //! A frame's header is read before its payload: one longer than the limit is never read
 //! at all (`1009`). The buffer rests at a kilobyte, grows for a long frame up to the limit,
@@ -21,7 +21,7 @@ use std::ops::ControlFlow;
 use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Control, Data, OpCode};
 
-/// The buffer's resting size: a turn's few inputs (about 100 bytes each) fit many times.
+/// The buffer's resting size: a tick's few inputs (about 100 bytes each) fit many times.
 const CHUNK: usize = 1024;
 
 /// Close codes of RFC 6455 this reader answers a broken frame with.
@@ -29,7 +29,7 @@ pub const PROTOCOL_ERROR: u16 = 1002;
 pub const INVALID_DATA: u16 = 1007;
 pub const TOO_BIG: u16 = 1009;
 
-/// What one turn may read from one socket.
+/// What one read may take from one socket (a room reads each of its sockets once a tick).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     pub frames: usize,
@@ -37,10 +37,10 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// A turn's: far above a player's two inputs a tick (a socket that sends at the
-    /// 40-a-second rate has 2 a turn), far below what would hold a room's thread (a turn
-    /// of tiny frames costs tens of microseconds).
-    pub const TURN: Budget = Budget {
+    /// Far above a player's two inputs a tick (a socket that sends at the 40-a-second rate
+    /// has 2 a tick), far below what would hold a room's thread (a read of tiny frames
+    /// costs tens of microseconds).
+    pub const READ: Budget = Budget {
         frames: 32,
         bytes: 16 * 1024,
     };
@@ -61,12 +61,12 @@ pub enum FrameIn<'a> {
     Close(Option<u16>),
 }
 
-/// Why a turn of reading stopped.
+/// Why a read stopped.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Stop {
     /// The kernel held nothing more.
     Dry,
-    /// The turn's budget was spent: the rest waits in the kernel for the next turn.
+    /// The budget was spent: the rest waits in the kernel for the next read.
     Budget,
     /// The caller stopped it.
     Halted,
@@ -97,7 +97,7 @@ pub struct FrameReader {
     partial: Option<Partial>,
     /// The longest frame, or message, read.
     limit: usize,
-    /// A read of this turn came back short: the kernel held nothing more.
+    /// A read from the kernel came back short: it held nothing more, for now.
     read_out: bool,
 }
 
@@ -119,9 +119,9 @@ impl FrameReader {
         }
     }
 
-    /// Reads one turn's frames from `stream`, within `budget`, handing each to `each`
-    /// (which may stop the turn).
-    pub fn turn(
+    /// Reads frames from `stream`, within `budget`, handing each to `each` (which may stop
+    /// the read).
+    pub fn read_frames(
         &mut self,
         stream: &TcpStream,
         budget: Budget,

@@ -118,7 +118,7 @@ fn received(client: &mut TcpStream) -> Vec<(u8, Vec<u8>)> {
     frames(&received_bytes(client))
 }
 
-/// What the room hears in one turn.
+/// What the room hears in one tick.
 fn hear(conn: &Connection) -> (Vec<RoomMsg>, Option<u16>) {
     let mut heard = Vec::new();
     let closed = conn.hear(Instant::now(), &mut heard);
@@ -297,18 +297,18 @@ fn unsolicited_pongs_and_empty_fragments_count_against_the_rate() {
             flood.extend(&flood_frame);
         }
         send(&mut client, &flood);
-        let (mut turns, mut closed) = (0, None);
-        while closed.is_none() && turns < 50 {
+        let (mut reads, mut closed) = (0, None);
+        while closed.is_none() && reads < 50 {
             closed = hear(&conn).1;
-            turns += 1;
+            reads += 1;
         }
         assert_eq!(closed, Some(close::ABUSE));
-        assert!(turns <= 3, "closed after {turns} turns");
+        assert!(reads <= 3, "closed after {reads} reads");
     }
 }
 
 #[test]
-fn a_turn_reads_at_most_its_budget_and_leaves_the_rest_in_the_kernel() {
+fn a_read_takes_at_most_its_budget_and_leaves_the_rest_in_the_kernel() {
     let mut wide = limits();
     wide.frames_per_s = 1000;
     let (mut client, conn) = pair(wide);
@@ -319,18 +319,18 @@ fn a_turn_reads_at_most_its_budget_and_leaves_the_rest_in_the_kernel() {
         flood.extend(text("{\"type\":\"ready\"}"));
     }
     send(&mut client, &flood);
-    let mut per_turn = Vec::new();
+    let mut per_read = Vec::new();
     loop {
         let (heard, _) = hear(&conn);
         if heard.is_empty() {
             break;
         }
-        per_turn.push(heard.len());
+        per_read.push(heard.len());
     }
-    assert_eq!(per_turn.iter().sum::<usize>(), 100, "nothing lost");
+    assert_eq!(per_read.iter().sum::<usize>(), 100, "nothing lost");
     assert!(
-        per_turn.iter().all(|&n| n <= Budget::TURN.frames),
-        "{per_turn:?}"
+        per_read.iter().all(|&n| n <= Budget::READ.frames),
+        "{per_read:?}"
     );
 }
 
@@ -406,8 +406,8 @@ fn the_clients_close_is_answered_and_ends_the_connection() {
     conn.hello_sent();
     conn.claim();
     send(&mut client, &masked(CLOSE, true, &4000u16.to_be_bytes()));
-    let turn = conn.read(Reader::Room, Instant::now(), |_| {});
-    assert_eq!(turn.map(|t| t.stop), Some(Stop::Halted));
+    let read = conn.read(Reader::Room, Instant::now(), |_| {});
+    assert_eq!(read.map(|t| t.stop), Some(Stop::Halted));
     assert_eq!(conn.phase(), Phase::Closed);
     conn.write_out(Instant::now());
     assert_eq!(

@@ -76,7 +76,7 @@ impl Ticks {
         n
     }
 
-    /// The room closed: the tasks waiting are woken, and keep their own time from now on.
+    /// The room closed: the tasks waiting are woken, and go on a backoff from now on.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.next();

@@ -193,6 +193,8 @@ impl Room {
                 let _ = reply.send(self.kill(&token));
             }
             RoomCmd::PanicNextTick => self.panic_next = true,
+            // Blocks on purpose: the test of a stall needs a thread that is held.
+            RoomCmd::HoldThread(held) => std::thread::sleep(held),
             RoomCmd::Status { reply } => {
                 let _ = reply.send(self.status());
             }
@@ -244,8 +246,8 @@ impl Room {
             Phase::Closed => return false,
             Phase::Countdown { at, .. } if now >= *at => self.countdown_step(),
             Phase::Playing(_) => {
-                // Tick health: how late the turn started against its schedule, how long it
-                // ran (reading what its clients sent, then the tick).
+                // Tick health: how late the tick started against its schedule, how long it
+                // ran (reading what its clients sent, then the sim's step).
                 self.tick();
                 let lateness = now.saturating_duration_since(scheduled);
                 self.shared.census.ticks.observe(now.elapsed(), lateness);

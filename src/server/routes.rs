@@ -180,7 +180,7 @@ fn seams(
     shared: &Arc<Shared>,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
     let test_mode = shared.config.test_mode;
-    let gate = warp::any()
+    let test_only = warp::any()
         .and_then(move || async move {
             if test_mode {
                 Ok(())
@@ -191,21 +191,26 @@ fn seams(
         .untuple_one();
     let kill = warp::path!("api" / "test" / "kill_socket" / String / String)
         .and(warp::post())
-        .and(gate)
+        .and(test_only)
         .and(with(shared))
         .and_then(seams::kill_socket);
     let panic = warp::path!("api" / "test" / "panic_tick" / String)
         .and(warp::post())
-        .and(gate)
+        .and(test_only)
         .and(with(shared))
         .and_then(seams::panic_tick);
+    let hold = warp::path!("api" / "test" / "hold_thread" / String / u64)
+        .and(warp::post())
+        .and(test_only)
+        .and(with(shared))
+        .and_then(seams::hold_thread);
     let fault = warp::path!("api" / "test" / "db_fault")
         .and(warp::post())
-        .and(gate)
+        .and(test_only)
         .and(with(shared))
         .and(body())
         .and_then(seams::db_fault);
-    kill.or(panic).unify().or(fault).unify()
+    kill.or(panic).unify().or(hold).unify().or(fault).unify()
 }
 
 /// The web client: its files and pages (`assets`), for GETs no API route took. Any other

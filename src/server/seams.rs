@@ -1,5 +1,6 @@
 //! The test seams, served only with `UNDERCOOKED_TEST_MODE=1`: kill a token's socket,
-//! make a room's next tick panic, make the database slow, failing or read-only.
+//! make a room's next tick panic, hold a room's thread, make the database slow, failing or
+//! read-only.
 
 use super::body::Body;
 use super::reply::{answer, refuse};
@@ -10,6 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
 use tokio::sync::oneshot;
 use warp::Rejection;
 use warp::http::StatusCode;
@@ -42,6 +44,17 @@ pub async fn panic_tick(room: String, shared: Arc<Shared>) -> Result<Response, R
     };
     let _ = handle.tx.send(RoomCmd::PanicNextTick).await;
     Ok(answer(StatusCode::OK, &json!({"armed": true})))
+}
+
+/// Holds the thread of room `room` for `ms` milliseconds (at most 10 s), as a room thread
+/// that something keeps busy would be: every room on it stops ticking meanwhile.
+pub async fn hold_thread(room: String, ms: u64, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    let Some(handle) = shared.rooms.get(&room) else {
+        return Ok(refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, "no such room"));
+    };
+    let held = Duration::from_millis(ms.min(10_000));
+    let _ = handle.tx.send(RoomCmd::HoldThread(held)).await;
+    Ok(answer(StatusCode::OK, &json!({"held_ms": held.as_millis() as u64})))
 }
 
 #[derive(Deserialize, Default)]

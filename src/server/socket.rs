@@ -12,7 +12,7 @@
 //! socket in between. The connection id travels with everything sent to the room, so a
 //! late `Gone` from a replaced socket only ever removes itself.
 
-use crate::net::conn::{Backlog, Turn};
+use crate::net::conn::{Backlog, ReadOutcome};
 use crate::net::read::Stop;
 use crate::net::ticks::{BACKOFF_MAX, Backoff};
 use crate::net::{Connection, Frame, Heard, Link, Phase, Reader};
@@ -102,8 +102,8 @@ impl Task {
                 return;
             }
             if phase.reader() == Some(Reader::Task) && now >= self.next_read {
-                let turn = conn.read(Reader::Task, now, |h| heard.push(h));
-                self.after_read(turn, now);
+                let read = conn.read(Reader::Task, now, |h| heard.push(h));
+                self.after_read(read, now);
                 for h in heard.drain(..) {
                     self.heard(h).await;
                 }
@@ -151,16 +151,16 @@ impl Task {
 
     /// When the task reads next, by what this read found: soon after a read that emptied
     /// the kernel, the longest wait after one that stopped at its budget (a flood gets a
-    /// tick's budget a tick), and a closing socket's rule-breaking counted.
-    fn after_read(&mut self, turn: Option<Turn>, now: Instant) {
-        let Some(turn) = turn else { return };
-        match turn.stop {
+    /// tick's budget a tick), and a socket the rules closed counted.
+    fn after_read(&mut self, read: Option<ReadOutcome>, now: Instant) {
+        let Some(read) = read else { return };
+        match read.stop {
             Stop::Budget => self.backoff.longest(),
             Stop::Dry | Stop::Halted if self.link.last_seen() == now => self.backoff.reset(),
             _ => {}
         }
         self.next_read = now + self.backoff.next_wait();
-        if let Some(code) = turn.closed {
+        if let Some(code) = read.closed {
             self.shared.census.refused(code);
             if code == close::ABUSE {
                 tracing::info!(room = %self.code, conn = self.link.id, "closed for abuse (3 strikes)");

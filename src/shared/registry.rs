@@ -77,6 +77,8 @@ pub enum RoomCmd {
     },
     /// Test seam: make the next tick panic.
     PanicNextTick,
+    /// Test seam: block the room's thread this long (a busy thread, as its rooms see it).
+    HoldThread(Duration),
     /// The public summary for `GET /api/rooms/{code}`.
     Status { reply: oneshot::Sender<RoomStatus> },
     /// A quest a seated session completed: told to that player alone.

@@ -1,9 +1,9 @@
-//! One turn of reading under the rules: frames in (a budget's worth, `read`), each
+//! One read under the rules: frames in (a budget's worth, `read`), each
 //! counted against the client's rate (`guard`), whole messages classified (`heard`), the
 //! socket's own answers written (refusals, `pong` messages, pongs, the close's echo), and
 //! the messages the phase passes on handed to the reader.
 
-use super::conn::{State, Turn};
+use super::conn::{State, ReadOutcome};
 use super::frame::{self, Frame};
 use super::guard::Verdict;
 use super::heard::{Classified, Expecting, Heard, classify};
@@ -15,9 +15,9 @@ use std::net::TcpStream;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-/// One turn of reading under the rules (`guard`, `heard`): frames in, answers out, the
+/// One read under the rules (`guard`, `heard`): frames in, answers out, the
 /// messages the phase passes on to `take`.
-pub(super) fn read_turn(st: &mut State, now: Instant, mut take: impl FnMut(Heard)) -> Turn {
+pub(super) fn read_under_rules(st: &mut State, now: Instant, mut take: impl FnMut(Heard)) -> ReadOutcome {
     let phase = st.phase;
     let draining = matches!(phase, Phase::Closing | Phase::Draining { .. });
     let expecting = match phase {
@@ -32,7 +32,7 @@ pub(super) fn read_turn(st: &mut State, now: Instant, mut take: impl FnMut(Heard
         ..
     } = st;
     let (mut closed, mut client_closed, mut read_any) = (None, None, false);
-    let stop = reader.turn(stream, Budget::TURN, |frame| {
+    let stop = reader.read_frames(stream, Budget::READ, |frame| {
         read_any = true;
         if let FrameIn::Close(code) = frame {
             client_closed = Some(code.unwrap_or(close::NORMAL));
@@ -99,7 +99,7 @@ pub(super) fn read_turn(st: &mut State, now: Instant, mut take: impl FnMut(Heard
         }
         st.phase = Phase::Closed;
     }
-    Turn { stop, closed }
+    ReadOutcome { stop, closed }
 }
 
 /// What the socket answers itself (a refusal, a `pong` message): within the backlog's
