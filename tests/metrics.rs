@@ -163,7 +163,10 @@ async fn a_held_room_thread_shows_in_metrics_and_healthz_while_it_lasts() {
         async move { server::http(addr, "GET", "/metrics", None, &[]).await.1 }
     };
     let text = scrape(&server).await;
-    assert_eq!(sample(text.as_str().unwrap(), "undercooked_rooms_stalled"), Some(0.0));
+    assert_eq!(
+        sample(text.as_str().unwrap(), "undercooked_rooms_stalled"),
+        Some(0.0)
+    );
     // When something holds the thread for 3.5 s
     let path = format!("/api/test/hold_thread/{held}/3500");
     let (status, _) = server::http(server.addr, "POST", &path, None, &[]).await;
@@ -172,7 +175,11 @@ async fn a_held_room_thread_shows_in_metrics_and_healthz_while_it_lasts() {
     tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
     let text = scrape(&server).await;
     let text = text.as_str().unwrap();
-    assert_eq!(sample(text, "undercooked_rooms_stalled"), Some(2.0), "{text}");
+    assert_eq!(
+        sample(text, "undercooked_rooms_stalled"),
+        Some(2.0),
+        "{text}"
+    );
     let gap = sample(text, "undercooked_room_tick_gap_max_seconds").unwrap();
     assert!((0.5..3.5).contains(&gap), "a gap of {gap} s");
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
@@ -183,6 +190,10 @@ async fn a_held_room_thread_shows_in_metrics_and_healthz_while_it_lasts() {
     // and once the thread is free again, both are well
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     let (status, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
-    assert_eq!((status, health["rooms_stalled"].as_u64()), (200, Some(0)), "{health}");
+    assert_eq!(
+        (status, health["rooms_stalled"].as_u64()),
+        (200, Some(0)),
+        "{health}"
+    );
     server.stop().await;
 }

@@ -10,10 +10,10 @@
 use super::frame::{self, Frame};
 use super::guard::Guard;
 use super::heard::Heard;
-use super::phase::{Limits, Phase, Reader};
+use super::phase::{Limits, Phase, Reader, State};
 use super::read::{FrameReader, Stop};
+use super::rules::{ReadOutcome, read_under_rules};
 use super::ticks::Ticks;
-use super::rules::read_under_rules;
 use super::write::{Writer, Wrote};
 use crate::wire::messages::{RoomMsg, close};
 use std::net::{Shutdown, TcpStream};
@@ -30,30 +30,12 @@ pub struct Connection {
     ticks: Arc<Ticks>,
 }
 
-/// Everything about the connection that changes, under its one lock.
-pub(super) struct State {
-    pub phase: Phase,
-    pub stream: TcpStream,
-    pub reader: FrameReader,
-    pub guard: Guard,
-    pub writer: Writer,
-    /// When the client last sent anything (its heartbeat window runs from then).
-    pub last_seen: Instant,
-}
-
 /// What the task's writing found: whether the kernel refuses what is due (then the task
 /// tries again at the room's next tick), since when, and when a held frame falls due.
 #[derive(Clone, Copy, Debug)]
 pub struct Backlog {
     pub stalled_since: Option<Instant>,
     pub next_due: Option<Instant>,
-}
-
-/// A read: how it stopped, and the close code when the rules closed the socket.
-#[derive(Debug, PartialEq, Eq)]
-pub struct ReadOutcome {
-    pub stop: Stop,
-    pub closed: Option<u16>,
 }
 
 impl Connection {

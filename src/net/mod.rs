@@ -32,9 +32,9 @@ pub mod heard;
 pub mod link;
 pub mod phase;
 pub mod read;
+pub mod rules;
 pub mod threads;
 pub mod ticks;
-mod rules;
 pub mod write;
 
 pub use conn::Connection;

@@ -1,6 +1,11 @@
-//! A socket's phase, which says who reads it and whether it still takes frames, and the
-//! limits it is read and written under.
+//! A socket's phase, which says who reads it and whether it still takes frames; the state
+//! it heads (everything about a connection that changes, under its one lock); and the
+//! limits a connection is read and written under.
 
+use super::guard::Guard;
+use super::read::FrameReader;
+use super::write::Writer;
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// Where a socket is in its life (the table in `net`'s module doc).
@@ -59,4 +64,15 @@ pub struct Limits {
     pub frame_bytes: usize,
     /// The test latency: each frame is held this long before it is written.
     pub latency: Duration,
+}
+
+/// Everything about the connection that changes, under its one lock.
+pub(super) struct State {
+    pub phase: Phase,
+    pub stream: TcpStream,
+    pub reader: FrameReader,
+    pub guard: Guard,
+    pub writer: Writer,
+    /// When the client last sent anything (its heartbeat window runs from then).
+    pub last_seen: Instant,
 }

@@ -3,11 +3,10 @@
 //! socket's own answers written (refusals, `pong` messages, pongs, the close's echo), and
 //! the messages the phase passes on handed to the reader.
 
-use super::conn::{State, ReadOutcome};
 use super::frame::{self, Frame};
 use super::guard::Verdict;
 use super::heard::{Classified, Expecting, Heard, classify};
-use super::phase::Phase;
+use super::phase::{Phase, State};
 use super::read::{Budget, FrameIn, Stop};
 use super::write::Writer;
 use crate::wire::messages::{ServerMsg, close};
@@ -15,9 +14,20 @@ use std::net::TcpStream;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
+/// A read: how it stopped, and the close code when the rules closed the socket.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub stop: Stop,
+    pub closed: Option<u16>,
+}
+
 /// One read under the rules (`guard`, `heard`): frames in, answers out, the
 /// messages the phase passes on to `take`.
-pub(super) fn read_under_rules(st: &mut State, now: Instant, mut take: impl FnMut(Heard)) -> ReadOutcome {
+pub(super) fn read_under_rules(
+    st: &mut State,
+    now: Instant,
+    mut take: impl FnMut(Heard),
+) -> ReadOutcome {
     let phase = st.phase;
     let draining = matches!(phase, Phase::Closing | Phase::Draining { .. });
     let expecting = match phase {

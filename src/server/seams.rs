@@ -48,13 +48,24 @@ pub async fn panic_tick(room: String, shared: Arc<Shared>) -> Result<Response, R
 
 /// Holds the thread of room `room` for `ms` milliseconds (at most 10 s), as a room thread
 /// that something keeps busy would be: every room on it stops ticking meanwhile.
-pub async fn hold_thread(room: String, ms: u64, shared: Arc<Shared>) -> Result<Response, Rejection> {
+pub async fn hold_thread(
+    room: String,
+    ms: u64,
+    shared: Arc<Shared>,
+) -> Result<Response, Rejection> {
     let Some(handle) = shared.rooms.get(&room) else {
-        return Ok(refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, "no such room"));
+        return Ok(refuse(
+            StatusCode::NOT_FOUND,
+            code::ROOM_GONE,
+            "no such room",
+        ));
     };
     let held = Duration::from_millis(ms.min(10_000));
     let _ = handle.tx.send(RoomCmd::HoldThread(held)).await;
-    Ok(answer(StatusCode::OK, &json!({"held_ms": held.as_millis() as u64})))
+    Ok(answer(
+        StatusCode::OK,
+        &json!({"held_ms": held.as_millis() as u64}),
+    ))
 }
 
 #[derive(Deserialize, Default)]

@@ -12,8 +12,9 @@
 //! socket in between. The connection id travels with everything sent to the room, so a
 //! late `Gone` from a replaced socket only ever removes itself.
 
-use crate::net::conn::{Backlog, ReadOutcome};
+use crate::net::conn::Backlog;
 use crate::net::read::Stop;
+use crate::net::rules::ReadOutcome;
 use crate::net::ticks::{BACKOFF_MAX, Backoff};
 use crate::net::{Connection, Frame, Heard, Link, Phase, Reader};
 use crate::shared::Shared;
