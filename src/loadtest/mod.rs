@@ -16,7 +16,7 @@
 mod http;
 mod seat;
 
-use seat::{Mind, Role, SeatStats};
+use seat::{Assignment, Mind, Role, RunClock, SeatStats};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -103,6 +103,11 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
     // Every room's countdown (3 s) and first frames before the window opens.
     let measure_from = Instant::now() + Duration::from_secs_f64(ramp_s + 5.0);
     let until = measure_from + config.duration;
+    let clock = RunClock {
+        tick_hz: tick_hz as u32,
+        measure_from,
+        until,
+    };
     // Only the window's CPU counts (opening rooms and countdowns are not play); read at the
     // window's start even if opening the rooms is still going on.
     let cpu_at_start = tokio::spawn(async move {
@@ -118,29 +123,8 @@ pub async fn run(config: Config, mut progress: impl FnMut(f64, f64)) -> Result<R
         match open_room(config.addr, r).await {
             Ok((code, tokens)) => {
                 for (s, token) in tokens.into_iter().enumerate() {
-                    let role = if s == 0 {
-                        Role::Host {
-                            level_id: config.level.clone(),
-                        }
-                    } else {
-                        Role::Guest
-                    };
-                    seats.push(tokio::spawn(seat::play(
-                        config.addr,
-                        code.clone(),
-                        token,
-                        s as u8,
-                        role,
-                        if (s as u8) < config.planners {
-                            Mind::Plans
-                        } else {
-                            Mind::Walks
-                        },
-                        level.clone(),
-                        tick_hz as u32,
-                        measure_from,
-                        until,
-                    )));
+                    let assignment = seat_assignment(&config, &code, s as u8, token);
+                    seats.push(tokio::spawn(seat::play(assignment, level.clone(), clock)));
                 }
             }
             Err(e) => *errors.entry(e).or_default() += 1,
@@ -230,6 +214,29 @@ async fn open_room(addr: SocketAddr, n: usize) -> Result<(String, Vec<String>), 
         tokens.push(token_of(&joined)?);
     }
     Ok((code, tokens))
+}
+
+/// A room's seat `seat`, with its token: the first seat hosts, and the first `planners`
+/// seats plan from the frames (the others walk).
+fn seat_assignment(config: &Config, code: &str, seat: u8, token: String) -> Assignment {
+    Assignment {
+        addr: config.addr,
+        code: code.to_string(),
+        token,
+        seat,
+        role: if seat == 0 {
+            Role::Host {
+                level_id: config.level.clone(),
+            }
+        } else {
+            Role::Guest
+        },
+        mind: if seat < config.planners {
+            Mind::Plans
+        } else {
+            Mind::Walks
+        },
+    }
 }
 
 fn token_of(v: &serde_json::Value) -> Result<String, String> {

@@ -9,6 +9,7 @@
 //! of the server lives in this module.
 
 pub mod chain;
+mod group;
 pub mod history;
 mod jobs;
 pub mod outbox;

@@ -14,12 +14,14 @@
 //!   fault lasts. Nothing is counted written before its transaction committed.
 //! - **one job** (anything else): the group's jobs are written one by one; a batch that fails
 //!   alone is dropped and counted, a `Must` is retried.
+//!
+//! A group's transaction, and telling the two apart, are `group`'s; what follows from
+//! the outcome, job by job, is this task's.
 
 use super::Store;
-use super::history;
-use super::jobs::{Batch, ChainStats, Faults, Job, Must, Notify};
-use super::quests::{self, Completion, QuestDef};
-use super::rows::{EventRow, RoundMeta};
+use super::group::{JobDone, WriteError, write_group};
+use super::jobs::{ChainStats, Faults, Job, Must, Notify};
+use super::quests::QuestDef;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -32,177 +34,6 @@ const GROUP: usize = 512;
 pub const MAX_HELD: usize = 4096;
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-
-/// Why a write failed.
-#[derive(Debug, Clone)]
-enum WriteError {
-    /// The storage, not the job: held and retried until it clears.
-    Storage(String),
-    /// This job (or one in its group).
-    Job(String),
-}
-
-impl From<sqlx::Error> for WriteError {
-    fn from(e: sqlx::Error) -> WriteError {
-        // SQLite's primary result codes for a fault of the storage rather than of the
-        // statement: BUSY 5, LOCKED 6, NOMEM 7, READONLY 8, IOERR 10, CORRUPT 11, FULL 13,
-        // CANTOPEN 14, PROTOCOL 15 (extended codes carry the primary in their low byte).
-        const STORAGE: [i64; 9] = [5, 6, 7, 8, 10, 11, 13, 14, 15];
-        let storage = match &e {
-            sqlx::Error::Database(db) => db
-                .code()
-                .and_then(|c| c.parse::<i64>().ok())
-                .is_some_and(|c| STORAGE.contains(&(c & 0xff))),
-            sqlx::Error::Io(_)
-            | sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::WorkerCrashed => true,
-            _ => false,
-        };
-        if storage {
-            WriteError::Storage(e.to_string())
-        } else {
-            WriteError::Job(e.to_string())
-        }
-    }
-}
-
-/// What one job wrote: new event rows, and the quests they completed.
-type JobDone = (u64, Vec<(Arc<RoundMeta>, Completion)>);
-
-/// Writes one thing that must not be lost, in the caller's transaction.
-async fn apply(
-    conn: &mut sqlx::SqliteConnection,
-    must: &Must,
-    defs: &[QuestDef],
-    done: &mut Vec<(Arc<RoundMeta>, Completion)>,
-) -> sqlx::Result<()> {
-    match must {
-        Must::Begin(meta) => history::begin_round(conn, meta).await,
-        Must::Finish { meta, outcome, .. } => {
-            let c = history::finish_round(conn, meta, outcome, defs).await?;
-            done.extend(c.into_iter().map(|c| (meta.clone(), c)));
-            Ok(())
-        }
-        Must::Session(s) => super::sessions::upsert(conn, s).await,
-    }
-}
-
-/// Writes a group in one transaction on a connection of its own; after any failure that
-/// connection is closed, so no later write runs on it.
-async fn write_group(
-    store: &Store,
-    jobs: &[Job],
-    defs: &[QuestDef],
-    faults: &Faults,
-) -> Result<Vec<JobDone>, WriteError> {
-    // The slow-database seam: wait while `slow_ms` says so (re-read, so clearing it ends
-    // the wait).
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(faults.slow_ms.load(Relaxed)) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    if faults.fail.load(Relaxed) {
-        return Err(WriteError::Storage(
-            "injected database failure (test mode)".into(),
-        ));
-    }
-    let mut conn = store.pool.acquire().await?;
-    let written = write_in(&mut conn, jobs, defs, faults).await;
-    if written.is_err() {
-        // The transaction was rolled back when it dropped (or by SQLite itself); the
-        // connection goes too, with whatever lock or state it might still hold.
-        let _ = conn.close().await;
-    }
-    written
-}
-
-async fn write_in(
-    conn: &mut sqlx::SqliteConnection,
-    jobs: &[Job],
-    defs: &[QuestDef],
-    faults: &Faults,
-) -> Result<Vec<JobDone>, WriteError> {
-    use sqlx::Connection;
-    // The read-only seam: SQLite's own SQLITE_READONLY on every write after this.
-    match faults.read_only.load(Relaxed) {
-        1 => {
-            sqlx::query("PRAGMA query_only = ON")
-                .execute(&mut *conn)
-                .await?
-        }
-        2 => {
-            sqlx::query("PRAGMA query_only = OFF")
-                .execute(&mut *conn)
-                .await?
-        }
-        _ => Default::default(),
-    };
-    let mut tx = conn.begin().await?;
-    let mut out: Vec<JobDone> = jobs.iter().map(|_| (0, Vec::new())).collect();
-    // Consecutive batches insert their rows together, in one statement for the run, before
-    // the next `Must` (a round's start must precede its events); quest progress is folded
-    // once for the whole group, in order, so a session's quest is read and written once per
-    // transaction.
-    let mut fresh: Vec<(&RoundMeta, &EventRow)> = Vec::new();
-    let mut run: Vec<(usize, &Batch)> = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        match job {
-            Job::Batch(b) => run.push((i, b)),
-            Job::Must(must) => {
-                insert_run(&mut tx, &mut run, &mut out, &mut fresh).await?;
-                apply(&mut tx, must, defs, &mut out[i].1).await?;
-            }
-            Job::Barrier(_) => {}
-        }
-    }
-    insert_run(&mut tx, &mut run, &mut out, &mut fresh).await?;
-    // The group's completions are reported with its first batch.
-    let batches = jobs.iter().enumerate().filter_map(|(i, j)| match j {
-        Job::Batch(b) => Some((i, b)),
-        _ => None,
-    });
-    if let Some((first, _)) = batches.clone().next() {
-        for (meta, c) in quests::fold_events(&mut tx, &fresh, defs).await? {
-            let round = batches
-                .clone()
-                .find(|(_, b)| b.meta.round_key == meta.round_key);
-            if let Some((_, b)) = round {
-                out[first].1.push((b.meta.clone(), c));
-            }
-        }
-    }
-    tx.commit().await?;
-    Ok(out)
-}
-
-/// Inserts the rows of a run of batches (each with its index among the group's jobs) in
-/// one go, counts each batch's new rows into `out` and keeps them, in order, in `fresh`;
-/// empties `run`.
-async fn insert_run<'a>(
-    conn: &mut sqlx::SqliteConnection,
-    run: &mut Vec<(usize, &'a Batch)>,
-    out: &mut [JobDone],
-    fresh: &mut Vec<(&'a RoundMeta, &'a EventRow)>,
-) -> Result<(), WriteError> {
-    let mut rows: Vec<(&'a RoundMeta, &'a EventRow)> = Vec::new();
-    let mut owners: Vec<usize> = Vec::new();
-    for (i, b) in run.drain(..) {
-        rows.extend(b.rows.iter().map(|r| (b.meta.as_ref(), r)));
-        owners.resize(rows.len(), i);
-    }
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let new = history::insert_events(conn, &rows).await?;
-    for ((row, i), new) in rows.into_iter().zip(owners).zip(new) {
-        if new {
-            out[i].0 += 1;
-            fresh.push(row);
-        }
-    }
-    Ok(())
-}
 
 /// After a batch arrives at an idle writer, how long it waits for others to share its
 /// transaction. Rooms hand their batches over once a second each, spread over the second:
@@ -229,6 +60,30 @@ async fn linger(rx: &mut mpsc::UnboundedReceiver<Job>, held: &mut VecDeque<Job>)
     }
 }
 
+/// The writer task's state between groups: what it writes with, and what it holds.
+struct Writer {
+    store: Store,
+    defs: Vec<QuestDef>,
+    stats: Arc<ChainStats>,
+    faults: Arc<Faults>,
+    notify: Notify,
+    /// Jobs waiting for the storage to come back, in order, ahead of anything newer.
+    held: VecDeque<Job>,
+    /// The wait before the next group, after a failure.
+    backoff: Option<Duration>,
+    last_error_log: Option<Instant>,
+}
+
+/// Why a job goes back to the front of the queue.
+enum Retry {
+    /// The storage refused it.
+    Storage(Job),
+    /// A `Must` failed as a job; it must not be lost, so it is tried again.
+    Must(Job),
+}
+
+/// The writer task, until the chain closes: gathers what has arrived, writes it as one
+/// group, and settles each job by its result.
 pub(super) async fn run(
     store: Store,
     defs: Vec<QuestDef>,
@@ -237,101 +92,157 @@ pub(super) async fn run(
     faults: Arc<Faults>,
     notify: Notify,
 ) {
-    // Jobs waiting for the storage to come back, in order, ahead of anything newer.
-    let mut held: VecDeque<Job> = VecDeque::new();
-    let mut backoff: Option<Duration> = None;
-    let mut last_error_log: Option<Instant> = None;
-    loop {
-        if let Some(wait) = backoff {
+    let mut writer = Writer {
+        store,
+        defs,
+        stats,
+        faults,
+        notify,
+        held: VecDeque::new(),
+        backoff: None,
+        last_error_log: None,
+    };
+    while writer.gather(&mut rx).await {
+        let jobs: Vec<Job> = writer.held.drain(..writer.held.len().min(GROUP)).collect();
+        match writer.write(&jobs).await {
+            Some(results) => writer.settle(jobs, results),
+            None => hold_again(&mut writer.held, jobs),
+        }
+    }
+}
+
+impl Writer {
+    /// Waits for something to write: the back-off after a failure; else, with nothing
+    /// held, the next job (and after a batch, `linger`); then takes whatever else has
+    /// arrived. `false` once the chain is closed and nothing is held.
+    async fn gather(&mut self, rx: &mut mpsc::UnboundedReceiver<Job>) -> bool {
+        if let Some(wait) = self.backoff {
             tokio::time::sleep(wait).await;
-        } else if held.is_empty() {
-            match rx.recv().await {
-                Some(j) => {
-                    let batch = matches!(j, Job::Batch(_));
-                    held.push_back(j);
-                    if batch {
-                        linger(&mut rx, &mut held).await;
-                    }
-                }
-                None => return,
+        } else if self.held.is_empty() {
+            let Some(j) = rx.recv().await else {
+                return false;
+            };
+            let batch = matches!(j, Job::Batch(_));
+            self.held.push_back(j);
+            if batch {
+                linger(rx, &mut self.held).await;
             }
         }
         while let Ok(j) = rx.try_recv() {
-            held.push_back(j);
+            self.held.push_back(j);
         }
-        bound_held(&mut held, &stats);
-        let jobs: Vec<Job> = held.drain(..held.len().min(GROUP)).collect();
-        let results = match write_group(&store, &jobs, &defs, &faults).await {
-            Ok(per_job) => per_job.into_iter().map(Ok).collect(),
+        bound_held(&mut self.held, &self.stats);
+        true
+    }
+
+    /// Writes a group in one transaction, or job by job when a job in it failed: each
+    /// job's result. `None` when the storage failed the whole group: it is to be held
+    /// again, and the next try waits longer.
+    async fn write(&mut self, jobs: &[Job]) -> Option<Vec<Result<JobDone, WriteError>>> {
+        match write_group(&self.store, jobs, &self.defs, &self.faults).await {
+            Ok(per_job) => Some(per_job.into_iter().map(Ok).collect()),
             Err(WriteError::Storage(e)) => {
-                stats.write_errors.fetch_add(1, Relaxed);
-                log_once_a_second(&mut last_error_log, &e);
-                backoff = Some(storage_fault(&stats, backoff));
-                hold_again(&mut held, jobs);
-                continue;
+                self.stats.write_errors.fetch_add(1, Relaxed);
+                log_once_a_second(&mut self.last_error_log, &e);
+                self.backoff = Some(storage_fault(&self.stats, self.backoff));
+                None
             }
             Err(WriteError::Job(e)) => {
                 tracing::debug!(error = %e, "a group failed; writing its jobs one by one");
                 let mut v = Vec::with_capacity(jobs.len());
-                for job in &jobs {
-                    v.push(
-                        write_group(&store, std::slice::from_ref(job), &defs, &faults)
-                            .await
-                            .map(|mut r| r.remove(0)),
-                    );
+                for job in jobs {
+                    let alone = std::slice::from_ref(job);
+                    let written = write_group(&self.store, alone, &self.defs, &self.faults).await;
+                    v.push(written.map(|mut r| r.remove(0)));
                 }
-                v
+                Some(v)
             }
-        };
-        let mut storage_failed = false;
-        let mut must_failed = false;
+        }
+    }
+
+    /// Answers each job of a group by its result, holds again what is to be retried,
+    /// and sets the wait before the next group.
+    fn settle(&mut self, jobs: Vec<Job>, results: Vec<Result<JobDone, WriteError>>) {
+        let (mut storage_failed, mut must_failed) = (false, false);
         let mut again = Vec::new();
         for (job, result) in jobs.into_iter().zip(results) {
-            match (job, result) {
-                (Job::Barrier(done), _) => {
-                    let _ = done.send(());
+            let retry = match result {
+                Ok(done) => {
+                    self.written(job, done);
+                    None
                 }
-                (Job::Batch(b), Ok((events, completions))) => {
-                    b.pending.fetch_sub(1, Relaxed);
-                    stats.batches_written.fetch_add(1, Relaxed);
-                    stats.events_written.fetch_add(events, Relaxed);
-                    for (meta, c) in completions {
-                        notify(&meta, c);
-                    }
-                }
-                (Job::Must(m), Ok((_, completions))) => {
-                    if let Must::Finish { outbox, .. } = &m {
-                        stats.outbox_pending.fetch_sub(1, Relaxed);
-                        if let Some(p) = outbox {
-                            let _ = std::fs::remove_file(p);
-                        }
-                    }
-                    for (meta, c) in completions {
-                        notify(&meta, c);
-                    }
-                }
-                (job, Err(WriteError::Storage(e))) => {
-                    stats.write_errors.fetch_add(1, Relaxed);
-                    log_once_a_second(&mut last_error_log, &e);
+                Err(e) => self.failed(job, e),
+            };
+            match retry {
+                Some(Retry::Storage(job)) => {
                     storage_failed = true;
                     again.push(job);
                 }
-                (Job::Batch(b), Err(WriteError::Job(e))) => {
-                    b.pending.fetch_sub(1, Relaxed);
-                    stats.batches_dropped.fetch_add(1, Relaxed);
-                    stats.write_errors.fetch_add(1, Relaxed);
-                    tracing::error!(error = %e, round = %b.meta.round_key, tick = b.tick, "a history batch could not be written and was dropped (the replay file keeps it; reindex repairs)");
-                }
-                (Job::Must(m), Err(WriteError::Job(e))) => {
-                    stats.write_errors.fetch_add(1, Relaxed);
-                    log_once_a_second(&mut last_error_log, &e);
+                Some(Retry::Must(job)) => {
                     must_failed = true;
-                    again.push(Job::Must(m));
+                    again.push(job);
+                }
+                None => {}
+            }
+        }
+        hold_again(&mut self.held, again);
+        self.backoff = next_wait(&self.stats, self.backoff, storage_failed, must_failed);
+    }
+
+    /// A job written: counted, its quest completions told, a finished round's outbox file
+    /// removed, a barrier answered.
+    fn written(&self, job: Job, (events, completions): JobDone) {
+        match job {
+            Job::Barrier(done) => {
+                let _ = done.send(());
+                return;
+            }
+            Job::Batch(b) => {
+                b.pending.fetch_sub(1, Relaxed);
+                self.stats.batches_written.fetch_add(1, Relaxed);
+                self.stats.events_written.fetch_add(events, Relaxed);
+            }
+            Job::Must(m) => {
+                if let Must::Finish { outbox, .. } = &m {
+                    self.stats.outbox_pending.fetch_sub(1, Relaxed);
+                    if let Some(p) = outbox {
+                        let _ = std::fs::remove_file(p);
+                    }
                 }
             }
         }
-        hold_again(&mut held, again);
-        backoff = next_wait(&stats, backoff, storage_failed, must_failed);
+        for (meta, c) in completions {
+            (self.notify)(&meta, c);
+        }
+    }
+
+    /// A job that failed: a batch that failed alone is dropped and counted (the replay
+    /// file keeps it); what the storage refused, and a `Must`, are to be retried. A
+    /// barrier is answered whatever happened.
+    fn failed(&mut self, job: Job, error: WriteError) -> Option<Retry> {
+        match (job, error) {
+            (Job::Barrier(done), _) => {
+                let _ = done.send(());
+                None
+            }
+            (job, WriteError::Storage(e)) => {
+                self.stats.write_errors.fetch_add(1, Relaxed);
+                log_once_a_second(&mut self.last_error_log, &e);
+                Some(Retry::Storage(job))
+            }
+            (Job::Batch(b), WriteError::Job(e)) => {
+                b.pending.fetch_sub(1, Relaxed);
+                self.stats.batches_dropped.fetch_add(1, Relaxed);
+                self.stats.write_errors.fetch_add(1, Relaxed);
+                tracing::error!(error = %e, round = %b.meta.round_key, tick = b.tick, "a history batch could not be written and was dropped (the replay file keeps it; reindex repairs)");
+                None
+            }
+            (Job::Must(m), WriteError::Job(e)) => {
+                self.stats.write_errors.fetch_add(1, Relaxed);
+                log_once_a_second(&mut self.last_error_log, &e);
+                Some(Retry::Must(Job::Must(m)))
+            }
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 //! the replay records and `verify` compares is a slice of those same bytes.
 
 use super::events::{MAX_EVENTS_PER_FRAME, frame_events};
-use super::json::{centi, int, key, string};
+use super::json::{Object, int};
 use super::view::{FrameView, HazardView, OrderView, PlayerView, StationView};
 use crate::sim::Event;
 
@@ -89,40 +89,17 @@ impl SnapEncoder {
     }
 }
 
-fn head(out: &mut String, v: &FrameView, full: bool) {
-    out.push('{');
-    key(out, "t");
-    int(out, v.t as i64);
-    out.push(',');
-    key(out, "s");
-    int(out, v.s as i64);
-    out.push(',');
-    key(out, "tgt");
-    int(out, v.tgt as i64);
-    out.push(',');
-    key(out, "tl");
-    centi(out, v.tl);
-    out.push(',');
-    key(out, "full");
-    out.push_str(if full { "true" } else { "false" });
-}
-
 /// A whole frame of `view`.
 pub fn encode_full(v: &FrameView, events: &[Event], ids: &[String]) -> SnapFrame {
     let mut frame = SnapFrame::begin(1024);
-    let out = &mut frame.text;
-    head(out, v, true);
-    out.push(',');
-    list(out, "p", &v.p, |o, p| player(o, p, ids));
-    out.push(',');
-    list(out, "st", &v.st, station);
-    out.push(',');
-    list(out, "o", &v.o, order);
-    out.push(',');
-    list(out, "hz", &v.hz, hazard);
-    out.push(',');
-    frame_events(out, events, ids);
-    out.push('}');
+    Object::write(&mut frame.text, |o| {
+        head(o, v, true);
+        list(o, "p", &v.p, ids);
+        list(o, "st", &v.st, ids);
+        list(o, "o", &v.o, ids);
+        list(o, "hz", &v.hz, ids);
+        o.array("e", |e| frame_events(e, events, ids));
+    });
     frame.end()
 }
 
@@ -134,228 +111,169 @@ pub fn encode_delta(
     ids: &[String],
 ) -> SnapFrame {
     let mut frame = SnapFrame::begin(256);
-    let out = &mut frame.text;
-    head(out, cur, false);
-    out.push(',');
-    key(out, "d");
-    out.push('{');
-    let mut first = true;
-    diff(
-        out,
-        &mut first,
-        "p",
-        &prev.p,
-        &cur.p,
-        |a, b| a.seat == b.seat,
-        |o, p| player(o, p, ids),
-        |o, p| {
-            key(o, "i");
-            string(o, ids.get(p.seat as usize).map_or("", |s| s.as_str()));
-        },
-    );
-    diff(
-        out,
-        &mut first,
-        "st",
-        &prev.st,
-        &cur.st,
-        |a, b| (a.k, a.x, a.y) == (b.k, b.x, b.y),
-        station,
-        |o, s| {
-            station_identity(o, s);
-        },
-    );
-    diff(
-        out,
-        &mut first,
-        "o",
-        &prev.o,
-        &cur.o,
-        |a, b| a.id == b.id,
-        order,
-        |o, x| {
-            key(o, "id");
-            int(o, x.id as i64);
-        },
-    );
-    diff(
-        out,
-        &mut first,
-        "hz",
-        &prev.hz,
-        &cur.hz,
-        |a, b| (a.t, a.x, a.y) == (b.t, b.x, b.y),
-        hazard,
-        hazard_identity,
-    );
-    out.push_str("},");
-    frame_events(out, events, ids);
-    out.push('}');
+    Object::write(&mut frame.text, |o| {
+        head(o, cur, false);
+        o.object("d", |d| {
+            diff(d, "p", &prev.p, &cur.p, ids);
+            diff(d, "st", &prev.st, &cur.st, ids);
+            diff(d, "o", &prev.o, &cur.o, ids);
+            diff(d, "hz", &prev.hz, &cur.hz, ids);
+        });
+        o.array("e", |e| frame_events(e, events, ids));
+    });
     frame.end()
 }
 
-fn list<T>(out: &mut String, name: &str, items: &[T], write: impl Fn(&mut String, &T)) {
-    key(out, name);
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// What every frame begins with: the tick, score, target, time left, full or delta.
+fn head(o: &mut Object, v: &FrameView, full: bool) {
+    o.int("t", v.t as i64)
+        .int("s", v.s as i64)
+        .int("tgt", v.tgt as i64)
+        .centi("tl", v.tl)
+        .bool("full", full);
+}
+
+/// `name: [...]`, every entry whole.
+fn list<T: Entity>(o: &mut Object, name: &str, items: &[T], ids: &[String]) {
+    o.array(name, |a| {
+        for item in items {
+            a.item(|out| item.whole(out, ids));
         }
-        write(out, item);
-    }
-    out.push(']');
+    });
 }
 
 /// Writes `name: [...]` into `d` when anything of that kind changed: each changed or new
 /// entry whole, then a tombstone for each entry that is gone.
-#[allow(clippy::too_many_arguments)]
-fn diff<T: PartialEq>(
-    out: &mut String,
-    first: &mut bool,
-    name: &str,
-    prev: &[T],
-    cur: &[T],
-    same_identity: impl Fn(&T, &T) -> bool,
-    write: impl Fn(&mut String, &T),
-    identity: impl Fn(&mut String, &T),
-) {
-    // Written in place, and taken back when nothing of this kind changed: no buffer of
-    // its own per kind and frame.
-    let mark = out.len();
-    if !*first {
-        out.push(',');
-    }
-    key(out, name);
-    out.push('[');
-    let body = out.len();
-    let next = |out: &mut String| {
-        if out.len() > body {
-            out.push(',');
+fn diff<T: Entity>(d: &mut Object, name: &str, prev: &[T], cur: &[T], ids: &[String]) {
+    d.array_if_any(name, |a| {
+        for (i, c) in cur.iter().enumerate() {
+            // Entities mostly keep their index; look there first.
+            let old = match prev.get(i) {
+                Some(p) if p.same_entity(c) => Some(p),
+                _ => prev.iter().find(|p| p.same_entity(c)),
+            };
+            if old != Some(c) {
+                a.item(|out| c.whole(out, ids));
+            }
         }
-    };
-    for (i, c) in cur.iter().enumerate() {
-        // Entities mostly keep their index; look there first.
-        let old = match prev.get(i) {
-            Some(p) if same_identity(p, c) => Some(p),
-            _ => prev.iter().find(|p| same_identity(p, c)),
-        };
-        if old != Some(c) {
-            next(out);
-            write(out, c);
+        for (i, p) in prev.iter().enumerate() {
+            let still = match cur.get(i) {
+                Some(c) if p.same_entity(c) => true,
+                _ => cur.iter().any(|c| p.same_entity(c)),
+            };
+            if !still {
+                a.item(|out| p.tombstone(out, ids));
+            }
         }
+    });
+}
+
+/// One kind of entity a frame lists (cooks, stations, orders, hazards): the keys that
+/// identify it, the rest of its fields, and when two entries are one entity.
+///
+/// `identity` and `rest` are inlined into `whole` and `tombstone`, which each write an
+/// object of their own: there the object's fields are a straight line of code, as the
+/// hand-written writers were.
+trait Entity: PartialEq {
+    /// The identity keys: the entry's first fields, and all that its tombstone carries.
+    fn identity(&self, o: &mut Object, ids: &[String]);
+    /// The fields after the identity.
+    fn rest(&self, o: &mut Object);
+    /// Whether `other` is this entity, changed or not.
+    fn same_entity(&self, other: &Self) -> bool;
+
+    /// The whole entry.
+    fn whole(&self, out: &mut String, ids: &[String]) {
+        Object::write(out, |o| {
+            self.identity(o, ids);
+            self.rest(o);
+        });
     }
-    for (i, p) in prev.iter().enumerate() {
-        let still = match cur.get(i) {
-            Some(c) if same_identity(p, c) => true,
-            _ => cur.iter().any(|c| same_identity(p, c)),
-        };
-        if !still {
-            next(out);
-            out.push('{');
-            identity(out, p);
-            out.push_str(",\"gone\":true}");
-        }
-    }
-    if out.len() == body {
-        out.truncate(mark);
-    } else {
-        out.push(']');
-        *first = false;
+
+    /// The entry gone: its identity, and `"gone":true`.
+    fn tombstone(&self, out: &mut String, ids: &[String]) {
+        Object::write(out, |o| {
+            self.identity(o, ids);
+            o.bool("gone", true);
+        });
     }
 }
 
-fn player(out: &mut String, p: &PlayerView, ids: &[String]) {
-    out.push('{');
-    key(out, "i");
-    string(out, ids.get(p.seat as usize).map_or("", |s| s.as_str()));
-    out.push(',');
-    key(out, "x");
-    centi(out, p.x as i64);
-    out.push(',');
-    key(out, "y");
-    centi(out, p.y as i64);
-    out.push(',');
-    key(out, "f");
-    int(out, p.f as i64);
-    out.push(',');
-    key(out, "h");
-    match p.h {
-        Some(h) => string(out, h),
-        None => out.push_str("null"),
+impl Entity for PlayerView {
+    #[inline(always)]
+    fn identity(&self, o: &mut Object, ids: &[String]) {
+        o.string("i", ids.get(self.seat as usize).map_or("", |s| s.as_str()));
     }
-    out.push(',');
-    key(out, "s");
-    string(out, p.s);
-    out.push(',');
-    key(out, "pi");
-    int(out, p.seat as i64);
-    out.push('}');
-}
 
-fn station_identity(out: &mut String, s: &StationView) {
-    key(out, "k");
-    string(out, s.k);
-    out.push(',');
-    key(out, "x");
-    centi(out, s.x as i64 * 100);
-    out.push(',');
-    key(out, "y");
-    centi(out, s.y as i64 * 100);
-}
-
-fn station(out: &mut String, s: &StationView) {
-    out.push('{');
-    station_identity(out, s);
-    out.push(',');
-    key(out, "g");
-    match s.g {
-        Some(g) => string(out, g),
-        None => out.push_str("null"),
+    #[inline(always)]
+    fn rest(&self, o: &mut Object) {
+        o.centi("x", self.x as i64)
+            .centi("y", self.y as i64)
+            .int("f", self.f as i64)
+            .opt_string("h", self.h)
+            .string("s", self.s)
+            .int("pi", self.seat as i64);
     }
-    out.push(',');
-    key(out, "q");
-    centi(out, s.q as i64);
-    out.push(',');
-    key(out, "p");
-    centi(out, s.p as i64);
-    out.push(',');
-    key(out, "s");
-    string(out, s.s);
-    out.push('}');
+
+    fn same_entity(&self, other: &Self) -> bool {
+        self.seat == other.seat
+    }
 }
 
-fn order(out: &mut String, o: &OrderView) {
-    out.push('{');
-    key(out, "id");
-    int(out, o.id as i64);
-    out.push(',');
-    key(out, "r");
-    string(out, o.r);
-    out.push(',');
-    key(out, "l");
-    centi(out, o.l as i64);
-    out.push(',');
-    key(out, "pts");
-    int(out, o.pts as i64);
-    out.push('}');
+impl Entity for StationView {
+    #[inline(always)]
+    fn identity(&self, o: &mut Object, _: &[String]) {
+        // A station stands on a tile: its position is whole tiles.
+        o.string("k", self.k)
+            .centi("x", self.x as i64 * 100)
+            .centi("y", self.y as i64 * 100);
+    }
+
+    #[inline(always)]
+    fn rest(&self, o: &mut Object) {
+        o.opt_string("g", self.g)
+            .centi("q", self.q as i64)
+            .centi("p", self.p as i64)
+            .string("s", self.s);
+    }
+
+    fn same_entity(&self, other: &Self) -> bool {
+        (self.k, self.x, self.y) == (other.k, other.x, other.y)
+    }
 }
 
-fn hazard_identity(out: &mut String, h: &HazardView) {
-    key(out, "t");
-    string(out, h.t);
-    out.push(',');
-    key(out, "x");
-    centi(out, h.x as i64);
-    out.push(',');
-    key(out, "y");
-    centi(out, h.y as i64);
+impl Entity for OrderView {
+    #[inline(always)]
+    fn identity(&self, o: &mut Object, _: &[String]) {
+        o.int("id", self.id as i64);
+    }
+
+    #[inline(always)]
+    fn rest(&self, o: &mut Object) {
+        o.string("r", self.r)
+            .centi("l", self.l as i64)
+            .int("pts", self.pts as i64);
+    }
+
+    fn same_entity(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
 }
 
-fn hazard(out: &mut String, h: &HazardView) {
-    out.push('{');
-    hazard_identity(out, h);
-    out.push(',');
-    key(out, "l");
-    centi(out, h.l);
-    out.push('}');
+impl Entity for HazardView {
+    #[inline(always)]
+    fn identity(&self, o: &mut Object, _: &[String]) {
+        o.string("t", self.t)
+            .centi("x", self.x as i64)
+            .centi("y", self.y as i64);
+    }
+
+    #[inline(always)]
+    fn rest(&self, o: &mut Object) {
+        o.centi("l", self.l);
+    }
+
+    fn same_entity(&self, other: &Self) -> bool {
+        (self.t, self.x, self.y) == (other.t, other.x, other.y)
+    }
 }

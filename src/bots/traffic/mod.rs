@@ -11,7 +11,10 @@
 //!
 //! This is cooperative A* (Silver, "Cooperative Pathfinding", 2005) over a short window.
 
-use super::nav::{Nav, UNREACHABLE};
+mod around;
+
+use super::nav::Nav;
+use around::Around;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -20,10 +23,6 @@ type OpenEntry = (u32, Reverse<usize>, u32, usize);
 
 /// Steps each plan looks ahead.
 pub const HORIZON: usize = 12;
-/// What stepping onto a tile costs extra while a cook not yet planned stands there (at any
-/// step, so waiting never makes it cheaper): a way round that is up to this much longer
-/// is taken rather than moving a teammate off its work.
-const OCCUPIED_COST: u32 = 3;
 
 pub type Tile = (i32, i32);
 
@@ -91,7 +90,14 @@ impl Traffic {
             let mut boxed = Vec::new();
             for (n, &i) in order.iter().enumerate() {
                 let waiting: Vec<Tile> = order[n + 1..].iter().map(|&j| walkers[j].at).collect();
-                let path = match self.one(nav, &walkers[i], obstacles, &planned, &waiting) {
+                let around = Around {
+                    walker: &walkers[i],
+                    obstacles,
+                    planned: &planned,
+                    waiting: &waiting,
+                    width: self.width,
+                };
+                let path = match self.one(nav, &around) {
                     Some(path) => path,
                     None => {
                         boxed.push(i);
@@ -111,65 +117,54 @@ impl Traffic {
         paths
     }
 
-    /// One walker's path around `planned` paths, people and stunned cooks (`obstacles`).
-    /// `waiting` are the tiles of cooks that plan after it: free, but dearer to step on.
-    fn one(
-        &mut self,
-        nav: &Nav,
-        w: &Walker,
-        obstacles: &[Obstacle],
-        planned: &[Vec<Tile>],
-        waiting: &[Tile],
-    ) -> Option<Vec<Tile>> {
-        let stay = vec![w.at; HORIZON + 1];
-        if !nav.is_floor(w.at.0, w.at.1) {
-            return Some(stay);
+    /// One walker's path around the others (`None`: boxed in).
+    fn one(&mut self, nav: &Nav, around: &Around) -> Option<Vec<Tile>> {
+        let at = around.walker.at;
+        if !nav.is_floor(at.0, at.1) {
+            return Some(vec![at; HORIZON + 1]);
         }
+        self.next_search();
+        let start = self.state(at, 0);
+        let end = self.search(nav, around, start)?;
+        Some(self.path(start, end, at))
+    }
+
+    /// A new search's stamp: the states it sees are marked with it, so none is cleared
+    /// between searches (all are, once, when the stamp wraps round).
+    fn next_search(&mut self) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.seen.fill(0);
             self.stamp = 1;
         }
-        let h = |t: Tile| -> u32 {
-            let d = w.field[t.1 as usize * self.width + t.0 as usize];
-            if d == UNREACHABLE {
-                4 * HORIZON as u32
-            } else {
-                d as u32
-            }
-        };
-        // Where anyone else is at a step: a planned path (from the step before it gets
-        // there, so a cook in its way leaves in time), a person, or (now) any cook.
-        let taken = |t: Tile, step: usize| {
-            planned
-                .iter()
-                .any(|p| p[step] == t || p.get(step + 1) == Some(&t))
-                || obstacles.contains(&t)
-                || (step == 0 && w.others.contains(&t))
-        };
-        // A cook steps onto a tile only when it is free both before and after the step:
-        // cooks are round and take time to leave a tile, so none follows another closely.
-        let enter = |from: Tile, to: Tile, step: usize| {
-            !taken(to, step + 1) && (from == to || !taken(to, step))
-        };
-        // A goal is good when nobody plans to stand there from the arrival on.
-        let goal_free =
-            |t: Tile, from: usize| w.goals.contains(&t) && (from..=HORIZON).all(|s| !taken(t, s));
+    }
+
+    /// The tile of a space-time state.
+    fn tile(&self, s: usize) -> Tile {
+        let idx = s % (self.width * self.height);
+        ((idx % self.width) as i32, (idx / self.width) as i32)
+    }
+
+    /// A* through space and time from `start`: the first state found on a free goal; when
+    /// no goal can be reached, the end of the longest safe path, nearest a goal, if it
+    /// keeps clear of the others for the whole window (`None`: boxed in).
+    fn search(&mut self, nav: &Nav, around: &Around, start: usize) -> Option<usize> {
         let mut open: BinaryHeap<Reverse<OpenEntry>> = BinaryHeap::new();
-        let start = self.state(w.at, 0);
         self.seen[start] = self.stamp;
-        open.push(Reverse((h(w.at), Reverse(0), 0, start)));
-        // The fallback when no goal can be reached: the longest safe path, ending nearest.
+        open.push(Reverse((
+            around.to_goal(around.walker.at),
+            Reverse(0),
+            0,
+            start,
+        )));
+        // The fallback: (steps short of the window, steps to a goal, state), least first.
         let mut best: Option<(usize, u32, usize)> = None;
-        let mut found = None;
         while let Some(Reverse((_, Reverse(step), g, s))) = open.pop() {
-            let idx = s % (self.width * self.height);
-            let t = ((idx % self.width) as i32, (idx / self.width) as i32);
-            if goal_free(t, step) {
-                found = Some(s);
-                break;
+            let t = self.tile(s);
+            if around.goal_free(t, step) {
+                return Some(s);
             }
-            let score = (HORIZON - step, h(t), s);
+            let score = (HORIZON - step, around.to_goal(t), s);
             if best.is_none_or(|b| score < b) {
                 best = Some(score);
             }
@@ -178,7 +173,7 @@ impl Traffic {
             }
             for (dx, dy) in [(0, 0), (0, -1), (1, 0), (0, 1), (-1, 0)] {
                 let n = (t.0 + dx, t.1 + dy);
-                if !nav.is_floor(n.0, n.1) || !enter(t, n, step) {
+                if !nav.is_floor(n.0, n.1) || !around.may_enter(t, n, step) {
                     continue;
                 }
                 let ns = self.state(n, step + 1);
@@ -187,43 +182,26 @@ impl Traffic {
                 }
                 self.seen[ns] = self.stamp;
                 self.parent[ns] = s as u32;
-                let extra = if n != w.at && waiting.contains(&n) {
-                    OCCUPIED_COST
-                } else {
-                    0
-                };
-                let ng = g + 1 + extra;
-                open.push(Reverse((ng + h(n), Reverse(step + 1), ng, ns)));
+                let ng = g + around.step_cost(n);
+                open.push(Reverse((ng + around.to_goal(n), Reverse(step + 1), ng, ns)));
             }
         }
-        let (end, safe_steps) = match (found, best) {
-            (Some(end), _) => (end, HORIZON),
-            (None, Some((short, _, end))) => (end, HORIZON - short),
-            (None, None) => return None,
-        };
-        if safe_steps < HORIZON {
-            // No plan keeps it clear of the others for the whole window: boxed in.
-            return None;
-        }
-        // Walk back to the start, then stand at the end for the rest of the window.
+        best.and_then(|(short, _, end)| (short == 0).then_some(end))
+    }
+
+    /// The path to `end`: walked back to `start` by the parents, then standing at the end
+    /// for the rest of the window.
+    fn path(&self, start: usize, end: usize, at: Tile) -> Vec<Tile> {
         let mut rev = vec![end];
         let mut s = end;
         while s != start {
             s = self.parent[s] as usize;
             rev.push(s);
         }
-        let tiles = self.width * self.height;
-        let mut path: Vec<Tile> = rev
-            .iter()
-            .rev()
-            .map(|&s| {
-                let idx = s % tiles;
-                ((idx % self.width) as i32, (idx / self.width) as i32)
-            })
-            .collect();
-        let last = *path.last().unwrap_or(&w.at);
+        let mut path: Vec<Tile> = rev.iter().rev().map(|&s| self.tile(s)).collect();
+        let last = *path.last().unwrap_or(&at);
         path.resize(HORIZON + 1, last);
-        Some(path)
+        path
     }
 }
 
