@@ -141,7 +141,13 @@ impl Connection {
         if st.phase.reader() != Some(by) {
             return None;
         }
+        let idle = st.writer.is_empty();
         let outcome = read_under_rules(&mut st, now, take);
+        if idle && !st.writer.is_empty() {
+            // An answer (a refusal, a pong, the close's echo) started the backlog: the
+            // kernel refused it, or the test latency holds it. The task writes it out.
+            self.changed.notify_one();
+        }
         match outcome.closed {
             // Breaking the rules while it drains ends it at once.
             Some(_) if !st.phase.takes_frames() => st.phase = Phase::Closed,

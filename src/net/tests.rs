@@ -415,3 +415,23 @@ fn the_clients_close_is_answered_and_ends_the_connection() {
         vec![(CLOSE, 4000u16.to_be_bytes().to_vec())]
     );
 }
+
+#[tokio::test]
+async fn an_answer_that_starts_the_backlog_wakes_the_task() {
+    // With the test latency every frame waits in the backlog: the pong the room's read
+    // answers a ping with must wake the task that writes it out, as a room's frame does.
+    let mut held = limits();
+    held.latency = Duration::from_millis(100);
+    let (mut client, conn) = pair(held);
+    conn.hello_sent();
+    conn.claim();
+    send(&mut client, &text("{\"type\":\"ping\",\"t\":7}"));
+    assert_eq!(hear(&conn), (Vec::new(), None));
+    let woken = tokio::time::timeout(Duration::from_millis(50), conn.changed()).await;
+    assert!(woken.is_ok(), "the task was not woken for the answer");
+    std::thread::sleep(Duration::from_millis(120));
+    conn.write_out(Instant::now());
+    let got = received(&mut client);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(String::from_utf8_lossy(&got[0].1).contains("\"pong\""));
+}
