@@ -1,7 +1,7 @@
 //! The fuzz targets' entry points: one function per kind of bytes the server takes from
 //! outside, each of which must return for any input and never panic.
 //!
-//! `fuzz/` (cargo-fuzz, on nightly) feeds them what libFuzzer makes; `tests/fuzz_corpus.rs`
+//! `fuzz/` (cargo-fuzz, on nightly) feeds them what libFuzzer makes; `tests/sim/fuzz_corpus.rs`
 //! replays the committed, minimized corpus (`fuzz/corpus/<target>/`) through the same
 //! functions on stable, so an input that once found a crash fails CI if it comes back.
 //! docs/SECURITY.md has the runs' figures.

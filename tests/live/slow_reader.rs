@@ -3,7 +3,7 @@
 //! for it alone, and when it reads again its stream starts over from a full frame. A client
 //! that keeps a write waiting past the heartbeat window (12 s) is closed.
 
-mod server;
+use crate::server;
 
 use serde_json::{Value, json};
 use server::{Client, Got};

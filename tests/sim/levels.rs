@@ -1,7 +1,7 @@
 //! The shipped campaign, whatever levels it holds: numbered 1..N without a gap, at least
 //! ten, clean of design warnings, each mechanic taught somewhere, one 64x64 hall.
 
-mod kitchen;
+use crate::kitchen;
 
 use undercooked::sim::grid::{DIRS, StationKind};
 

@@ -1,7 +1,7 @@
 //! Every row of the protocol's refusal-close table, plus eviction, rejoin and abandon, the
 //! heartbeat, and a panicking tick that takes down one room only.
 
-mod server;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, Got};

@@ -2,7 +2,7 @@
 //! report tried it: 300 idle connections used to exhaust the descriptors, so every `accept`
 //! failed (logged 20 times a second), `/healthz` timed out and a round could not start.
 
-mod server;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, create_room, free_addr, http_from, tcp_from, wait_up};

@@ -2,8 +2,8 @@
 //! player alone, progress that survives a restart, and a slow or failing database that never
 //! stalls a tick.
 
-mod kitchen;
-mod server;
+use crate::kitchen;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, Got, play, two_player_round};

@@ -2,7 +2,7 @@
 //! is indexed once, another round under a taken key is refused, a diverged file is reported
 //! and left out, and a cut file records how far its round got.
 
-mod kitchen;
+use crate::kitchen;
 
 use undercooked::log::{Accepted, Record, ReplayWriter, read_replay};
 use undercooked::store::Store;

@@ -2,7 +2,7 @@
 //! stored under the server's key (older rows rehashed), expired when they never finished a
 //! round, and started at most `UNDERCOOKED_NEW_SESSIONS_PER_MIN` times a minute per address.
 
-mod server;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, create_room, http_from, played_round, session_of, start, start_in};

@@ -2,7 +2,7 @@
 //! (with `prometheus-parse`, and line by line against the exposition grammar), every sample
 //! belongs to a declared family, and the tick health is there with real values.
 
-mod server;
+use crate::server;
 
 /// A metric or label name as the exposition format allows it.
 fn is_name(s: &str) -> bool {

@@ -2,8 +2,8 @@
 //! real server on 127.0.0.1:0 with the short, roomy test level of `tests/fixtures/solo`.
 //! Screenshots of every screen go to `target/e2e/`.
 
-mod browser;
-mod server;
+use crate::browser;
+use crate::server;
 
 use browser::Browser;
 use undercooked::log::Record;

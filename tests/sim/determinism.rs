@@ -1,7 +1,7 @@
 //! The fold is deterministic: the same log gives the same states and frames, however it is
 //! cut, written and read back; random logs never panic it.
 
-mod kitchen;
+use crate::kitchen;
 
 use proptest::prelude::*;
 use undercooked::log::{Record, RoundFold, read_replay};

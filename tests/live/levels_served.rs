@@ -1,7 +1,7 @@
 //! A levels folder with a broken file: the server serves the good levels and names the
 //! broken one (in `/api/levels`), instead of refusing them all.
 
-mod server;
+use crate::server;
 
 #[tokio::test]
 async fn a_broken_level_file_is_named_and_the_good_levels_are_served() {

@@ -2,8 +2,8 @@
 //! the interrupted replay reads and verifies up to where it stops, and `reindex` brings the
 //! database in line with the replay files.
 
-mod kitchen;
-mod server;
+use crate::kitchen;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, Got};

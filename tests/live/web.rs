@@ -3,8 +3,8 @@
 //! the history, a round's layout from its own file, its frames, the file itself, and a
 //! round whose file is gone).
 
-mod kitchen;
-mod server;
+use crate::kitchen;
+use crate::server;
 
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

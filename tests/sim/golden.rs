@@ -1,9 +1,9 @@
 //! The golden corpus: one bot-played replay per campaign level in `replays/`, each verified
 //! frame by frame. A deliberate rule change re-records them with
-//! `UNDERCOOKED_RECORD_GOLDENS=1 cargo test --release --test golden`; an accidental one
+//! `UNDERCOOKED_RECORD_GOLDENS=1 cargo test --release --test sim golden::`; an accidental one
 //! fails here.
 
-mod kitchen;
+use crate::kitchen;
 
 use std::path::PathBuf;
 use undercooked::verify::{Verdict, replay_bytes};

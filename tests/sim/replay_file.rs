@@ -1,7 +1,7 @@
 //! The replay file never panics on bad bytes: a cut file is incomplete (its prefix still
 //! verifies), a flipped byte is corruption or a divergence, random bytes are foreign.
 
-mod kitchen;
+use crate::kitchen;
 
 use undercooked::verify::{Verdict, replay_bytes};
 

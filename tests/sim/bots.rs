@@ -3,7 +3,7 @@
 //! where a single bot scores; they win the first kitchen at every tick rate, put out fires,
 //! share a kitchen with cooks outside their team, and work around a person who wanders.
 
-mod kitchen;
+use crate::kitchen;
 
 use undercooked::levels::LevelSource;
 use undercooked::log::Accepted;

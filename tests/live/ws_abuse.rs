@@ -1,7 +1,7 @@
 //! The guardrails over real sockets: malformed floods, bursts, verb floods, strict parsing,
 //! the input rules, and many handshakes at once.
 
-mod server;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, Got};
@@ -264,7 +264,7 @@ async fn the_seq_discipline_drops_resends_resyncs_replays_and_counts_gaps() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_handshakes_all_get_their_welcome() {
     // Every client here is 127.0.0.1: the per-address caps on connections and new sessions
-    // are lifted (tests/limits.rs and tests/sessions.rs try them).
+    // are lifted (tests/live/limits.rs and tests/live/sessions.rs try them).
     let mut server = server::start(&[
         ("UNDERCOOKED_MAX_INPUTS_PER_S", "100"),
         ("UNDERCOOKED_MAX_CONNECTIONS_PER_IP", "1000"),

@@ -2,7 +2,7 @@
 //! them over HTTP (and nobody else can), a round with bots is won while the person only
 //! watches, and its replay verifies with the bots' inputs in it.
 
-mod server;
+use crate::server;
 
 use serde_json::{Value, json};
 use server::Client;

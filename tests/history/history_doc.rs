@@ -2,7 +2,7 @@
 //! example query of docs/HISTORY.md runs against it, running it twice changes nothing, and a
 //! newer database is refused.
 
-mod kitchen;
+use crate::kitchen;
 
 use sqlx::Row;
 use undercooked::store::Store;

@@ -1,7 +1,7 @@
 //! The `snap` body as the protocol's "The snap frame" section says: shape, deltas,
 //! tombstones, the full cadence, the event cap, and nothing internal on the wire.
 
-mod kitchen;
+use crate::kitchen;
 
 use kitchen::{GRID, Kitchen};
 use serde_json::Value;

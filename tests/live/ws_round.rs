@@ -1,7 +1,7 @@
 //! Two scripted clients play a whole round over real sockets against a real server, a
 //! spectator watches from the middle, and the round's replay verifies.
 
-mod server;
+use crate::server;
 
 use serde_json::{Value, json};
 use server::{Client, TestServer, play};

@@ -4,7 +4,7 @@
 //! have not said hello are capped. (Several clients at once: Linux routes all of
 //! 127.0.0.0/8 to loopback, so each "address" here is a different 127.0.0.x.)
 
-mod server;
+use crate::server;
 
 use serde_json::json;
 use server::{Client, TestServer, create_room, http, http_from, played_round, start, tcp_from};

@@ -3,7 +3,7 @@
 //! token, says hello, is welcomed, reads its session and has its socket killed through the
 //! seam whose path carries the token.
 
-mod server;
+use crate::server;
 
 use serde_json::json;
 use server::Client;

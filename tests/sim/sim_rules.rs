@@ -1,6 +1,6 @@
 //! The rules of docs/GAME.md, one behaviour per test, as given / when / then.
 
-mod kitchen;
+use crate::kitchen;
 
 use kitchen::{GRID, Kitchen, denied_reason, kinds};
 use undercooked::sim::items::{Held, Ingredient, Item, Recipe};

@@ -1,0 +1,16 @@
+//! The game without a server, as one test binary: the rules, the fold's determinism, the
+//! golden replays, the campaign's levels, the `snap` body, the replay file, the fuzz corpus
+//! and the bots. Each module was its own `tests/*.rs` crate; filter by module to run one,
+//! e.g. `cargo test --test sim sim_rules::`.
+
+#[path = "../kitchen/mod.rs"]
+mod kitchen;
+
+mod bots;
+mod determinism;
+mod fuzz_corpus;
+mod golden;
+mod levels;
+mod replay_file;
+mod sim_rules;
+mod snapshot;
