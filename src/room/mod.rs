@@ -26,7 +26,6 @@ mod events;
 mod lobby;
 mod phase;
 mod play;
-mod replay_file;
 mod seats;
 mod verdict;
 

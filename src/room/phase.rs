@@ -5,12 +5,12 @@
 //! finished round has its `round` frame until the room moves on. The wire names
 //! of these states (`RoomState`) come from here and nowhere else.
 
-use super::replay_file::ReplayFile;
 use crate::bots::BotTeam;
 use crate::log::Accepted;
 use crate::round::Round;
 use crate::shared::Shared;
 use crate::store::chain::Batch;
+use crate::store::replay_file::ReplayFile;
 use crate::store::rows::{EventRow, RoundMeta};
 use crate::wire::PassEncoder;
 use crate::wire::messages::{RoomState, ServerMsg};

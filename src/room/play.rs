@@ -10,7 +10,6 @@
 //! `verdict`'s crash path; the rest of the server goes on.
 
 use super::phase::{Phase, Play};
-use super::replay_file::ReplayFile;
 use super::{Room, SendCounters};
 use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
@@ -18,6 +17,7 @@ use crate::net::Frame;
 use crate::round::Round;
 use crate::shared::census::Census;
 use crate::store::chain::Must;
+use crate::store::replay_file::ReplayFile;
 use crate::store::rows::{RoundMeta, event_rows};
 use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
 use crate::wire::{PassEncoder, SnapFrame};

@@ -34,7 +34,7 @@ impl Room {
         match play.round.finish() {
             Ok((file, result)) => {
                 summary = summary.ended_as(result);
-                file.close();
+                file.close(&shared.rescue);
             }
             Err(e) => {
                 tracing::error!(room = %self.code, path = %play.path.display(), error = %e, "the round's end could not be written");
@@ -112,7 +112,9 @@ impl Room {
             to_history(&shared, play.meta.clone(), &summary, None);
             let path = play.path.clone();
             let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                play.round.finish().map(|(file, _)| file.close())
+                play.round
+                    .finish()
+                    .map(|(file, _)| file.close(&shared.rescue))
             }));
             if !matches!(finished, Ok(Ok(()))) {
                 tracing::error!(room = %self.code, path = %path.display(), "the aborted round's end could not be written");

@@ -50,12 +50,14 @@ pub fn shipped_assets() -> Vec<(String, usize)> {
 }
 
 /// The shared state of a server on `config` and `levels`, with its history in the database
-/// at `db` (opened, migrated, sessions loaded, the write chain started).
+/// at `db` (what an earlier shutdown rescued put back, the database opened and migrated,
+/// sessions loaded, the write chain started).
 pub async fn open(
     config: ServerConfig,
     levels: Levels,
     db: &str,
 ) -> Result<Arc<Shared>, StoreError> {
+    crate::store::rescue::recover(&config.rescue_dir, &config.data_dir);
     let store = Store::open(db).await?;
     crate::store::quests::set_campaign_size(&store, levels.campaign().count()).await?;
     let shared = Shared::new(config, levels);
@@ -65,26 +67,65 @@ pub async fn open(
 
 /// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then every room
 /// finishes its round as aborted (its replay file completed) and closes its sockets with
-/// 1001, within 4 s; then the history is flushed to the database, within 5 s more.
+/// 1001, within 4 s; then, within `GRACE`, the history takes every round's result and the
+/// disk every replay file's end; what is left then goes to the rescue folder (`rescue`).
 pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()>) {
     let routes = warp::service(routes::routes(&shared));
+    // Finished rounds' replay bytes a refusing disk has not taken, tried once a second.
+    let retry = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                shared.rescue.retry();
+            }
+        })
+    };
     accept::serve(listener, shared.clone(), routes, shutdown).await;
     tracing::info!("shutting down: closing every room");
     let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&shared)).await;
-    // The aborted rounds' results (and every batch before them) into the database before
-    // the process exits, unless the storage is failing: then the outbox keeps the results
-    // for the next start.
-    if let Some(chain) = shared.chain()
-        && tokio::time::timeout(Duration::from_secs(5), chain.flushed())
-            .await
-            .is_err()
-    {
-        tracing::warn!(
-            "the history did not finish writing within 5 s; the outbox keeps the round results for the next start"
-        );
+    retry.abort();
+    if tokio::time::timeout(GRACE, settled(&shared)).await.is_err() {
+        write_out(&shared);
     }
     // The rooms have ended; their threads end with whatever sockets still run there.
     shared.threads.stop();
+}
+
+/// How long a shutdown waits for the history and the disk to take what rounds left.
+pub const GRACE: Duration = Duration::from_secs(5);
+
+/// Resolves once every round's result is in the database and every replay file's end on
+/// disk (tried four times a second: the disk or the database may come back meanwhile).
+async fn settled(shared: &Shared) {
+    loop {
+        if let Some(chain) = shared.chain() {
+            chain.flushed().await;
+        }
+        let files = shared.rescue.retry();
+        let results = shared.chain().map_or(0, |c| c.results_pending());
+        if files == 0 && results == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// After the grace: what only memory holds is written for the next start, and said.
+fn write_out(shared: &Shared) {
+    let dir = shared.rescue.dir();
+    let files = shared.rescue.write_out();
+    let results = shared.chain().map(|c| c.write_out(dir)).unwrap_or_default();
+    let waiting = shared.chain().map_or(0, |c| c.results_pending());
+    tracing::warn!(
+        rescue_dir = %dir.display(),
+        replay_ends_rescued = files.done,
+        results_rescued = results.done,
+        dropped = files.failed + results.failed,
+        results_not_in_database = waiting,
+        "shutdown: the history or the disk did not take everything within {} s; what was left is written for the next start",
+        GRACE.as_secs()
+    );
 }
 
 async fn close_rooms(shared: &Shared) {

@@ -26,6 +26,10 @@ pub struct ServerArgs {
     /// Where live rounds' replay files, the outbox and the database go.
     #[arg(long, env = "UNDERCOOKED_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
+    /// Where a shutdown writes what the data folder's disk would not take (default: a
+    /// folder under the system's temporary folder named for the data folder).
+    #[arg(long, env = "UNDERCOOKED_RESCUE_DIR")]
+    pub rescue_dir: Option<PathBuf>,
     /// The levels folder.
     #[arg(
         long = "levels",
@@ -169,6 +173,7 @@ impl ConnectionLimits {
 pub struct ServerConfig {
     pub bind: SocketAddr,
     pub data_dir: PathBuf,
+    pub rescue_dir: PathBuf,
     pub levels_dir: PathBuf,
     pub log_format: LogFormat,
     pub log_filter: String,
@@ -228,6 +233,9 @@ impl TryFrom<ServerArgs> for ServerConfig {
         };
         Ok(ServerConfig {
             bind: a.bind,
+            rescue_dir: a
+                .rescue_dir
+                .unwrap_or_else(|| default_rescue_dir(&a.data_dir)),
             data_dir: a.data_dir,
             levels_dir: a.levels_dir,
             log_format: a.log_format,
@@ -288,6 +296,7 @@ impl Default for ServerConfig {
         ServerConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 8000)),
             data_dir: PathBuf::from("data"),
+            rescue_dir: default_rescue_dir(&PathBuf::from("data")),
             levels_dir: PathBuf::from("levels"),
             log_format: LogFormat::Human,
             log_filter: "info".into(),
@@ -319,6 +328,15 @@ impl Default for ServerConfig {
 }
 
 /// A whole number within `min..=max`; the refusal names the variable and the range.
+/// `<temp>/undercooked-rescue-<crc32 of the data folder's absolute path>`: off the data
+/// folder's disk as a rule, and one folder per data folder, so two servers on one machine
+/// never put back each other's rounds.
+fn default_rescue_dir(data_dir: &std::path::Path) -> PathBuf {
+    let absolute = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    let key = crc32fast::hash(absolute.as_os_str().as_encoded_bytes());
+    std::env::temp_dir().join(format!("undercooked-rescue-{key:08x}"))
+}
+
 fn ranged<T>(var: &'static str, min: T, max: T) -> impl TypedValueParser<Value = T>
 where
     T: FromStr + PartialOrd + Display + Copy + Clone + Send + Sync + 'static,

@@ -20,6 +20,7 @@ pub mod sessions;
 use crate::levels::Levels;
 use crate::net::threads::RoomThreads;
 use crate::store::chain::{Chain, Notify};
+use crate::store::rescue::Rescue;
 use crate::store::{Store, StoreError};
 use admission::Admission;
 use census::Census;
@@ -40,6 +41,9 @@ pub struct Shared {
     /// The threads rooms and their sockets run on.
     pub threads: RoomThreads,
     pub census: Census,
+    /// Finished rounds' replay bytes the disk has not taken yet, and where a shutdown
+    /// writes what is left.
+    pub rescue: Rescue,
     /// The connection permits (caps and reserve), taken by every accepted connection.
     pub admission: Arc<Admission>,
     /// The history (SQLite) and its write chain, once attached.
@@ -53,6 +57,7 @@ impl Shared {
         let threads = config
             .worker_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let rescue_dir = config.rescue_dir.clone();
         Arc::new(Shared {
             admission: Admission::new(config.connections.clone()),
             sessions: Sessions::new(config.new_sessions_per_min),
@@ -61,6 +66,7 @@ impl Shared {
             rooms: Registry::default(),
             threads: RoomThreads::new(threads),
             census: Census::default(),
+            rescue: Rescue::new(rescue_dir),
             store: OnceLock::new(),
             chain: OnceLock::new(),
             next_conn: AtomicU64::new(1),

@@ -15,7 +15,9 @@ use super::jobs::Job;
 pub use super::jobs::{Batch, ChainStats, Faults, Must, Notify};
 use super::outbox;
 use super::quests;
+use super::rescue::Tally;
 use super::writer;
+use crate::lock::lock;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -98,12 +100,44 @@ impl Chain {
             match outbox::write(&self.outbox_dir, meta, outcome) {
                 Ok(path) => *outbox = Some(path),
                 Err(e) => {
-                    tracing::error!(round = %meta.round_key, error = %e, "the round's result could not be written to the outbox; it stays in memory until the database takes it")
+                    tracing::error!(round = %meta.round_key, error = %e, "the round's result could not be written to the outbox; it stays in memory until the database takes it");
+                    lock(&self.stats.unsaved)
+                        .insert(meta.round_key.clone(), (meta.clone(), outcome.clone()));
                 }
             }
             self.stats.outbox_pending.fetch_add(1, Relaxed);
         }
         let _ = self.tx.send(Job::Must(job));
+    }
+
+    /// Results the database has not committed yet, counting those safe in an outbox file.
+    pub fn results_pending(&self) -> u64 {
+        self.stats.outbox_pending.load(Relaxed)
+    }
+
+    /// At shutdown, after the grace: every result only memory holds goes to an outbox file,
+    /// in the data folder's outbox when it takes it now, else in `rescue_dir/outbox/`.
+    pub fn write_out(&self, rescue_dir: &std::path::Path) -> Tally {
+        let mut tally = Tally::default();
+        let unsaved = std::mem::take(&mut *lock(&self.stats.unsaved));
+        for (key, (meta, outcome)) in unsaved {
+            let rescue = rescue_dir.join("outbox");
+            let written = outbox::write(&self.outbox_dir, &meta, &outcome).or_else(|_| {
+                std::fs::create_dir_all(&rescue)?;
+                outbox::write(&rescue, &meta, &outcome)
+            });
+            match written {
+                Ok(path) => {
+                    tally.done += 1;
+                    tracing::warn!(round = %key, room = %meta.room_code, to = %path.display(), "the round's result was written for the next start");
+                }
+                Err(e) => {
+                    tally.failed += 1;
+                    tracing::error!(round = %key, room = %meta.room_code, error = %e, "round dropped: its result could not be written anywhere");
+                }
+            }
+        }
+        tally
     }
 
     /// Resolves once everything queued before it was written (or dropped).

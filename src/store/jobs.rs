@@ -39,7 +39,13 @@ pub struct ChainStats {
     /// Set while the storage refuses writes (full, read-only, locked); cleared by the first
     /// commit after it.
     pub storage_degraded: AtomicBool,
+    /// Round results in memory only (the outbox refused them), by round key, until the
+    /// database commits them: what a shutdown must still write somewhere.
+    pub unsaved: std::sync::Mutex<std::collections::BTreeMap<String, Unsaved>>,
 }
+
+/// A round's result that only memory holds.
+pub type Unsaved = (Arc<RoundMeta>, RoundOutcome);
 
 impl ChainStats {
     /// The history's running totals as (name, help, value): `/api/stats` prints them under

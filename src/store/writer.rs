@@ -203,10 +203,15 @@ impl Writer {
                 self.stats.events_written.fetch_add(events, Relaxed);
             }
             Job::Must(m) => {
-                if let Must::Finish { outbox, .. } = &m {
+                if let Must::Finish { outbox, meta, .. } = &m {
                     self.stats.outbox_pending.fetch_sub(1, Relaxed);
-                    if let Some(p) = outbox {
-                        let _ = std::fs::remove_file(p);
+                    match outbox {
+                        Some(p) => {
+                            let _ = std::fs::remove_file(p);
+                        }
+                        None => {
+                            crate::lock::lock(&self.stats.unsaved).remove(&meta.round_key);
+                        }
                     }
                 }
             }

@@ -19,6 +19,7 @@ mod kitchen;
 mod server;
 
 mod descriptors;
+mod disk_full;
 mod e2e;
 mod kill9;
 mod levels_served;

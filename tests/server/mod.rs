@@ -141,16 +141,35 @@ pub fn free_addr() -> SocketAddr {
         .unwrap()
 }
 
-/// Waits (up to 15 s) until a server started as its own process takes connections at `addr`.
+/// Waits (up to 15 s) until a server started as its own process answers HTTP at `addr`.
+/// Taking a connection is not enough: the listener is bound before the database opens, and
+/// the kernel accepts connections on it meanwhile.
 pub async fn wait_up(addr: SocketAddr) {
     let start = std::time::Instant::now();
-    while TcpStream::connect(addr).await.is_err() {
+    while !answers(addr).await {
         assert!(
             start.elapsed() < Duration::from_secs(15),
             "the server did not come up"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Whether `GET /healthz` at `addr` gets an HTTP answer within a second.
+async fn answers(addr: SocketAddr) -> bool {
+    let ask = async {
+        let mut s = TcpStream::connect(addr).await.ok()?;
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            .await
+            .ok()?;
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).await.ok()?;
+        Some(head.starts_with(b"HTTP/1.1 "))
+    };
+    matches!(
+        tokio::time::timeout(Duration::from_secs(1), ask).await,
+        Ok(Some(true))
+    )
 }
 
 /// `GET /api/session` as the player holding `token`.

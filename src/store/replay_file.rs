@@ -8,13 +8,13 @@
 //! full disk no longer aborts every live round. Memory is bounded: past 8 MiB held by one
 //! round, or 64 MiB by all rounds together, a write fails and the round is aborted as
 //! before (a 150 s round's replay is under 256 KB, so this takes a long outage). At the
-//! round's end what is still held goes to a task that keeps trying once a second.
+//! round's end what is still held goes to the process's `Rescue`, which keeps trying once
+//! a second and, at shutdown, writes what is left to the rescue folder.
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::time::Duration;
 
 /// Bytes gathered before a write to the file is attempted.
 const BUFFER: usize = 8 * 1024;
@@ -29,6 +29,8 @@ static HELD: AtomicUsize = AtomicUsize::new(0);
 pub struct ReplayFile {
     file: File,
     path: PathBuf,
+    /// Bytes the file has taken: where `pending` starts in it.
+    written: u64,
     pending: Vec<u8>,
     /// What of `pending` is counted in `HELD` (the part beyond one buffer).
     counted: usize,
@@ -41,6 +43,7 @@ impl ReplayFile {
         Ok(ReplayFile {
             file: File::create(&path)?,
             path,
+            written: 0,
             pending: Vec::with_capacity(BUFFER),
             counted: 0,
             refusing: false,
@@ -48,7 +51,7 @@ impl ReplayFile {
     }
 
     /// Appends what the file will take; false while it refuses.
-    fn drain(&mut self) -> bool {
+    pub(super) fn drain(&mut self) -> bool {
         let mut taken = 0;
         let result = loop {
             if taken == self.pending.len() {
@@ -62,6 +65,7 @@ impl ReplayFile {
             }
         };
         self.pending.drain(..taken);
+        self.written += taken as u64;
         self.recount();
         match result {
             Ok(()) => {
@@ -99,16 +103,22 @@ impl ReplayFile {
         self.counted = now;
     }
 
-    /// After the round: what is still held is written by a task that tries once a second.
-    pub fn close(mut self) {
-        if self.drain() {
-            return;
+    /// After the round: what the file does not take now is handed to `rescue`.
+    pub fn close(mut self, rescue: &super::rescue::Rescue) {
+        if !self.drain() {
+            rescue.hold(self);
         }
-        tokio::spawn(async move {
-            while !self.drain() {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
-        });
+    }
+
+    /// The file, where in it the held bytes start, and the held bytes.
+    pub(super) fn tail(&self) -> (&std::path::Path, u64, &[u8]) {
+        (&self.path, self.written, &self.pending)
+    }
+
+    /// Forgets the held bytes (they were written elsewhere, or reported as lost).
+    pub(super) fn forget(&mut self) {
+        self.pending.clear();
+        self.recount();
     }
 }
 
@@ -164,6 +174,7 @@ mod tests {
         Some(ReplayFile {
             file: full,
             path,
+            written: 0,
             pending: Vec::new(),
             counted: 0,
             refusing: false,
