@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Serve live play: HTTP + WebSocket rooms (until SIGINT/SIGTERM).
-    Serve(serve::Args),
+    Serve(Box<serve::Args>),
     /// Play a whole round headless with bots and write its replay file.
     Simulate(simulate::Args),
     /// Re-run a replay and print its summary (or every frame).
@@ -81,7 +81,7 @@ impl DbArgs {
 /// Runs the parsed command; the returned code is the process's exit code.
 pub fn run(cli: Cli) -> u8 {
     let result = match cli.command {
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Simulate(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Verify(args) => Ok(verify::run(args)),

@@ -161,7 +161,7 @@ async fn a_full_disk_at_shutdown_loses_no_round() {
         let round = host.expect_any(&["round"]).await;
         results.push(round["result"].as_str().unwrap().to_string());
     }
-    let _live = vec![
+    let _live = [
         round_on(addr, "01_short_soup").await,
         round_on(addr, "01_short_soup").await,
     ];
