@@ -319,7 +319,7 @@ impl Default for ServerConfig {
 }
 
 /// A whole number within `min..=max`; the refusal names the variable and the range.
-fn ranged<T>(var: &'static str, min: T, max: T) -> impl TypedValueParser<Value = T>
+pub fn ranged<T>(var: &'static str, min: T, max: T) -> impl TypedValueParser<Value = T>
 where
     T: FromStr + PartialOrd + Display + Copy + Clone + Send + Sync + 'static,
 {
