@@ -20,6 +20,7 @@ mod server;
 
 mod descriptors;
 mod e2e;
+mod http_details;
 mod kill9;
 mod levels_served;
 mod limits;
