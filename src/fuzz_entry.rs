@@ -26,6 +26,7 @@ pub fn level_file(data: &[u8]) {
         && let Ok(level) = crate::levels::check_level_file("fuzzed.toml", text)
     {
         let _ = crate::levels::lint::lints(&level);
+        let _ = crate::frame_budget::lint("fuzzed.toml", text, &level);
     }
 }
 

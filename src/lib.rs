@@ -19,6 +19,7 @@
 //! - `verify`: re-running a replay and comparing every frame, through `round`'s passes.
 //! - `simulate`: a headless round played by bots.
 //! - `sweep`: many headless rounds of a level, summed up (wins, scores, stars, hazards).
+//! - `frame_budget`: a level's opening full frame measured against its budget (a lint).
 //! - `bots`: scripted cooks that play from the projected view.
 //! - `store`: the SQLite history: migrations, rows, the ordered write chain and its
 //!   outbox, quests, sessions, `reindex`. Every SQL statement lives here.
@@ -39,6 +40,7 @@
 //! on top of all of these.
 
 pub mod bots;
+pub mod frame_budget;
 pub mod fuzz_entry;
 pub mod levels;
 pub mod loadtest;

@@ -536,3 +536,6 @@ fn replay_refuses_frames_with_json() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--json"), "{stderr}");
 }
+
+#[path = "cli/sql_limits.rs"]
+mod sql_limits;

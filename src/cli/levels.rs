@@ -9,6 +9,7 @@ use anyhow::bail;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use undercooked::frame_budget;
 use undercooked::levels::{LevelSource, Scanned, level_files, lint, scan_files};
 use undercooked::sweep::{SweepRow, sweep};
 
@@ -93,6 +94,10 @@ fn check(args: CheckArgs) -> anyhow::Result<u8> {
         for w in lint::lints(lv) {
             warnings += 1;
             outln!("warning[{}]: {}: {}", w.kind, l.file_name, w.message);
+        }
+        if let Some(w) = frame_budget::lint(&l.file_name, &l.text, lv) {
+            warnings += 1;
+            outln!("warning[full-frame-over-budget]: {w}");
         }
     }
     if args.seeds > 0 && !levels.is_empty() {

@@ -12,6 +12,7 @@ mod serve;
 mod simulate;
 mod sql;
 mod sql_guard;
+mod sql_print;
 mod verify;
 
 use clap::{Parser, Subcommand};

@@ -1,10 +1,28 @@
 //! `undercooked sql "SELECT …"`: a read-only query over the history, printed as an aligned
 //! table, JSON lines or CSV. The statement is checked first (`sql_guard`), and the database
 //! is opened read-only with `query_only` on.
+//!
+//! Rows stream from SQLite to the output as they come (`sql_print`), so a result of any size
+//! takes the same memory. SQLite has no statement timeout of its own, so one is added: a
+//! progress handler on the connection, called every `CHECK_EVERY` virtual-machine steps,
+//! interrupts the statement once the deadline has passed (the query really stops, rather
+//! than running on unread), and a timer a second later catches a step that never returns.
 
 use super::DbArgs;
+use super::sql_print::{Printer, cell};
 use anyhow::Context;
-use sqlx::{Column, Row, TypeInfo, ValueRef};
+use futures_util::TryStreamExt;
+use sqlx::{Column, Row};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// SQLite steps between two looks at the clock: about a millisecond of work, so a timeout
+/// lands within a few milliseconds of its deadline and the look itself costs nothing.
+const CHECK_EVERY: i32 = 10_000;
+
+/// The longest timeout `--timeout-s` takes (an hour), and its default.
+const MAX_TIMEOUT_S: u64 = 3600;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -16,50 +34,20 @@ pub struct Args {
     /// CSV with a header row.
     #[arg(long)]
     csv: bool,
+    /// Seconds the query may run, printing included; past them it is stopped (exit 2).
+    #[arg(long, env = "UNDERCOOKED_SQL_TIMEOUT_S", default_value = "10",
+          value_parser = undercooked::shared::config::ranged::<u64>("UNDERCOOKED_SQL_TIMEOUT_S", 1, MAX_TIMEOUT_S))]
+    timeout_s: u64,
     #[command(flatten)]
     db: DbArgs,
 }
 
-fn cell(row: &sqlx::sqlite::SqliteRow, i: usize) -> serde_json::Value {
-    let Ok(raw) = row.try_get_raw(i) else {
-        return serde_json::Value::Null;
-    };
-    if raw.is_null() {
-        return serde_json::Value::Null;
-    }
-    let type_name = raw.type_info().name().to_ascii_uppercase();
-    if type_name.contains("INT") {
-        row.try_get::<i64, _>(i)
-            .map(serde_json::Value::from)
-            .unwrap_or_default()
-    } else if type_name.contains("REAL")
-        || type_name.contains("FLOAT")
-        || type_name.contains("DOUBLE")
-    {
-        row.try_get::<f64, _>(i)
-            .map(serde_json::Value::from)
-            .unwrap_or_default()
-    } else if type_name.contains("BLOB") {
-        row.try_get::<Vec<u8>, _>(i)
-            .map(|b| {
-                serde_json::Value::from(b.iter().map(|x| format!("{x:02x}")).collect::<String>())
-            })
-            .unwrap_or_default()
-    } else {
-        row.try_get::<String, _>(i)
-            .map(serde_json::Value::from)
-            .or_else(|_| row.try_get::<i64, _>(i).map(serde_json::Value::from))
-            .or_else(|_| row.try_get::<f64, _>(i).map(serde_json::Value::from))
-            .unwrap_or_default()
-    }
-}
-
-fn text(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Null => "NULL".into(),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+/// How the query ended, when it did not end well.
+enum Stop {
+    /// Past `--timeout-s`, after this many rows.
+    Timeout(u64),
+    /// SQLite's own error.
+    Failed(sqlx::Error),
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -74,44 +62,76 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     rt.block_on(async move {
         let location = args.db.location();
         let store = undercooked::store::Store::open_read_only(&location).await?;
-        let rows = match sqlx::query(sqlx::AssertSqlSafe(args.query.clone())).fetch_all(&store.pool).await {
-            Ok(rows) => rows,
-            Err(e) => {
+        let mut conn = store.pool.acquire().await.context("opening the database")?;
+        let limit = Duration::from_secs(args.timeout_s);
+        let deadline = Instant::now() + limit;
+        let interrupted = Arc::new(AtomicBool::new(false));
+        let flag = interrupted.clone();
+        conn.lock_handle()
+            .await
+            .context("opening the database")?
+            .set_progress_handler(CHECK_EVERY, move || {
+                let go_on = Instant::now() < deadline;
+                if !go_on {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                go_on
+            });
+        let mut printer = Printer::new(args.json, args.csv);
+        let mut columns: Vec<String> = Vec::new();
+        let mut count: u64 = 0;
+        let stopped = {
+            let mut rows = sqlx::query(sqlx::AssertSqlSafe(args.query.clone())).fetch(&mut *conn);
+            let grace = tokio::time::Instant::from_std(deadline + Duration::from_secs(1));
+            loop {
+                let next = match tokio::time::timeout_at(grace, rows.try_next()).await {
+                    Err(_) => break Some(Stop::Timeout(count)),
+                    Ok(Err(_)) if interrupted.load(Ordering::Relaxed) => break Some(Stop::Timeout(count)),
+                    Ok(Err(e)) => break Some(Stop::Failed(e)),
+                    Ok(Ok(None)) => break None,
+                    Ok(Ok(Some(row))) => row,
+                };
+                if count == 0 {
+                    columns = next.columns().iter().map(|c| c.name().to_string()).collect();
+                    printer.header(&columns)?;
+                }
+                let values: Vec<serde_json::Value> = (0..columns.len()).map(|i| cell(&next, i)).collect();
+                printer.row(&columns, &values)?;
+                count += 1;
+                // Printing counts against the limit too: a reader that keeps the pipe
+                // full must not hold the database open for ever.
+                if Instant::now() >= deadline {
+                    break Some(Stop::Timeout(count));
+                }
+            }
+        };
+        match stopped {
+            None => {
+                printer.finish(&columns, count)?;
+                anyhow::Ok(0)
+            }
+            Some(Stop::Timeout(rows)) => {
+                // What was printed stays whole (a table keeps its count line); a query
+                // stopped before its first row prints nothing but the refusal.
+                if rows > 0 {
+                    printer.finish(&columns, rows)?;
+                }
+                eprintln!(
+                    "undercooked: stopped: the query ran past its {}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
+                    args.timeout_s,
+                    if rows == 1 { "" } else { "s" }
+                );
+                Ok(2)
+            }
+            Some(Stop::Failed(e)) => {
                 let msg = e.to_string();
                 if msg.contains("readonly") || msg.contains("read-only") {
                     eprintln!("undercooked: refused: `sql` opens {location} read-only, so statements that write are not allowed ({msg})");
                 } else {
                     eprintln!("undercooked: the query failed: {msg}");
                 }
-                return Ok(2);
+                Ok(2)
             }
-        };
-        let columns: Vec<String> = rows.first().map(|r| r.columns().iter().map(|c| c.name().to_string()).collect()).unwrap_or_default();
-        let table: Vec<Vec<serde_json::Value>> = rows.iter().map(|r| (0..columns.len()).map(|i| cell(r, i)).collect()).collect();
-        if args.json {
-            for row in &table {
-                let obj: serde_json::Map<String, serde_json::Value> = columns.iter().cloned().zip(row.iter().cloned()).collect();
-                outln!("{}", serde_json::Value::Object(obj));
-            }
-        } else if args.csv {
-            let mut w = csv::Writer::from_writer(super::out::Stdout);
-            w.write_record(&columns)?;
-            for row in &table {
-                w.write_record(row.iter().map(text))?;
-            }
-            w.flush()?;
-        } else {
-            let widths: Vec<usize> = (0..columns.len())
-                .map(|i| table.iter().map(|r| text(&r[i]).chars().count()).chain([columns[i].chars().count()]).max().unwrap_or(0))
-                .collect();
-            let line = |cells: Vec<String>| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ").trim_end().to_string();
-            outln!("{}", line(columns.clone()));
-            outln!("{}", line(widths.iter().map(|w| "-".repeat(*w)).collect()));
-            for row in &table {
-                outln!("{}", line(row.iter().map(text).collect()));
-            }
-            outln!("({} row{})", table.len(), if table.len() == 1 { "" } else { "s" });
         }
-        anyhow::Ok(0)
     })
 }

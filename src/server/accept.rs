@@ -154,6 +154,12 @@ async fn answer<R: Routes>(
     if let Some(resp) = upgrade::try_upgrade(&mut req, shared, permit) {
         return resp;
     }
+    // HEAD is answered as the GET of the same path (RFC 9110 §9.3.2): the routes see a GET,
+    // and hyper, which knows the request was a HEAD, sends the status and headers (the
+    // GET's `content-length` included) and never the body.
+    if req.method() == http::Method::HEAD {
+        *req.method_mut() = http::Method::GET;
+    }
     let call = tower_service::Service::call(&mut routes, req);
     match tokio::time::timeout(window, call).await {
         Ok(Ok(answer)) => answer,
@@ -168,7 +174,7 @@ async fn answer<R: Routes>(
 /// What a reserve permit is kept for.
 fn reserve_serves(req: &http::Request<hyper::body::Incoming>) -> bool {
     let path = req.uri().path();
-    req.method() == http::Method::GET
+    matches!(*req.method(), http::Method::GET | http::Method::HEAD)
         && (matches!(path, "/healthz" | "/metrics" | "/api/stats") || path.starts_with("/ws/"))
 }
 

@@ -14,10 +14,13 @@ use warp::Rejection;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
-/// The token of an `Authorization: Bearer <token>` header.
+/// The token of an `Authorization: Bearer <token>` header. The scheme's name is
+/// case-insensitive (RFC 7235 §2.1), so `bearer` and `BEARER` are the same scheme.
 pub(super) fn bearer(auth: Option<String>) -> Option<String> {
-    auth.and_then(|a| a.strip_prefix("Bearer ").map(|t| t.trim().to_string()))
-        .filter(|t| !t.is_empty())
+    let auth = auth?;
+    let (scheme, token) = auth.trim_start().split_once([' ', '\t'])?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
 }
 
 pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Response, Rejection> {

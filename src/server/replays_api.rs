@@ -10,6 +10,7 @@ use crate::shared::Shared;
 use crate::sim::Level;
 use crate::store::replays;
 use crate::wire::layout::LevelLayout;
+use crate::wire::messages::code;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use serde::Deserialize;
@@ -23,10 +24,24 @@ use warp::reply::Response;
 /// Rounds a page of the list holds.
 const PER_PAGE: u32 = 20;
 
+/// The list's query string. `page` is read as text and parsed here, so a bad one gets a
+/// refusal naming it rather than warp's rejection (`page=-1`, `page=x`).
 #[derive(Deserialize)]
 pub struct Page {
-    #[serde(default)]
-    page: u32,
+    page: Option<String>,
+}
+
+impl Page {
+    /// The page number (0 when absent), or the sentence naming what is wrong.
+    fn number(&self) -> Result<u32, String> {
+        let Some(raw) = &self.page else { return Ok(0) };
+        raw.trim().parse::<u32>().map_err(|_| {
+            format!(
+                "page must be a whole number from 0 to {}, got {raw:?}",
+                u32::MAX
+            )
+        })
+    }
 }
 
 fn no_history() -> Response {
@@ -42,10 +57,14 @@ pub async fn list(page: Page, shared: Arc<Shared>) -> Result<Response, Rejection
     let Some(store) = shared.store() else {
         return Ok(no_history());
     };
-    Ok(match replays::list(store, page.page, PER_PAGE).await {
+    let page = match page.number() {
+        Ok(n) => n,
+        Err(why) => return Ok(refuse(StatusCode::BAD_REQUEST, code::BAD_FIELD, why)),
+    };
+    Ok(match replays::list(store, page, PER_PAGE).await {
         Ok((rounds, more)) => answer(
             StatusCode::OK,
-            &json!({"page": page.page, "more": more, "replays": rounds}),
+            &json!({"page": page, "more": more, "replays": rounds}),
         ),
         Err(e) => {
             tracing::warn!(error = %e, "the replay list could not be read");

@@ -45,7 +45,18 @@ pub async fn recover(r: Rejection) -> Result<Response, std::convert::Infallible>
             "length_required",
             "send a Content-Length",
         )
+    } else if r.find::<warp::reject::InvalidQuery>().is_some() {
+        refuse(
+            StatusCode::BAD_REQUEST,
+            code::BAD_FIELD,
+            "the query string could not be read",
+        )
     } else {
-        refuse(StatusCode::BAD_REQUEST, code::BAD_FIELD, format!("{r:?}"))
+        // Never warp's own names (`Rejection(…)`): they say nothing to a client.
+        refuse(
+            StatusCode::BAD_REQUEST,
+            code::BAD_FIELD,
+            "the request could not be read",
+        )
     })
 }

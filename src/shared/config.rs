@@ -337,7 +337,7 @@ fn default_rescue_dir(data_dir: &std::path::Path) -> PathBuf {
     std::env::temp_dir().join(format!("undercooked-rescue-{key:08x}"))
 }
 
-fn ranged<T>(var: &'static str, min: T, max: T) -> impl TypedValueParser<Value = T>
+pub fn ranged<T>(var: &'static str, min: T, max: T) -> impl TypedValueParser<Value = T>
 where
     T: FromStr + PartialOrd + Display + Copy + Clone + Send + Sync + 'static,
 {

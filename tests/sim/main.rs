@@ -10,6 +10,7 @@ mod bots;
 mod determinism;
 mod fuzz_corpus;
 mod golden;
+mod level_bounds;
 mod levels;
 mod replay_file;
 mod sim_rules;

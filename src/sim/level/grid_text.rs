@@ -2,7 +2,7 @@
 //! grid (a recipe's stations present, every station reachable), with errors pointing at the
 //! offending cell's line and column.
 
-use super::{Ctx, LevelError, MAX_GRID_SIDE};
+use super::{Ctx, LevelError, MAX_GRID_SIDE, MAX_STATIONS};
 use crate::sim::SEATS;
 use crate::sim::grid::{Grid, StationKind, Tile};
 use crate::sim::items::{Ingredient, Recipe};
@@ -72,12 +72,31 @@ pub(super) fn parse_grid(ctx: &Ctx, grid: &Spanned<String>) -> Result<Grid, Leve
         return Err(ctx.span(grid.span(), "grid is empty"));
     }
     let width = rows[0].chars().count();
-    if rows.len() > MAX_GRID_SIDE || width > MAX_GRID_SIDE {
-        return Err(ctx.span(
-            grid.span(),
-            format!("grid is larger than {MAX_GRID_SIDE}x{MAX_GRID_SIDE}"),
+    // Named at the first cell past the limit, so the author sees where to cut.
+    if width > MAX_GRID_SIDE {
+        return Err(grid_error(
+            ctx,
+            grid,
+            MAX_GRID_SIDE,
+            0,
+            format!(
+                "grid is {width} tiles wide: a level is at most {MAX_GRID_SIDE}x{MAX_GRID_SIDE}"
+            ),
         ));
     }
+    if rows.len() > MAX_GRID_SIDE {
+        return Err(grid_error(
+            ctx,
+            grid,
+            0,
+            MAX_GRID_SIDE,
+            format!(
+                "grid is {} rows tall: a level is at most {MAX_GRID_SIDE}x{MAX_GRID_SIDE}",
+                rows.len()
+            ),
+        ));
+    }
+    let mut stations = 0usize;
     let mut tiles = Vec::with_capacity(width * rows.len());
     let mut spawns: [Option<(u16, u16)>; SEATS] = [None; SEATS];
     for (y, row) in rows.iter().enumerate() {
@@ -130,6 +149,20 @@ pub(super) fn parse_grid(ctx: &Ctx, grid: &Spanned<String>) -> Result<Grid, Leve
                     }
                 },
             };
+            if matches!(tile, Tile::Station(_)) {
+                stations += 1;
+                if stations > MAX_STATIONS {
+                    return Err(grid_error(
+                        ctx,
+                        grid,
+                        x,
+                        y,
+                        format!(
+                            "a level has at most {MAX_STATIONS} stations: this is station {stations}"
+                        ),
+                    ));
+                }
+            }
             tiles.push(tile);
         }
     }

@@ -107,8 +107,13 @@ impl Level {
     }
 }
 
-/// The biggest grid side a level may have; bounds memory and path searches.
-pub const MAX_GRID_SIDE: usize = 128;
+/// The biggest grid side a level may have; bounds memory, path searches and the layout a
+/// client fetches (the 64×64 hall, the largest shipped, fits with half again to spare).
+pub const MAX_GRID_SIDE: usize = 96;
+
+/// The most stations a level may have: every full frame carries each one (about 65 bytes
+/// apiece), so this bounds a frame's size. The shipped levels have at most 18.
+pub const MAX_STATIONS: usize = 48;
 
 pub(super) struct Ctx<'a> {
     file: &'a str,

@@ -371,15 +371,25 @@ pub fn sanitize_name(raw: &str) -> String {
 }
 
 /// Whether a name shows nothing once sanitized: empty, or only characters that render as
-/// blank space (a Hangul filler, a blank Braille pattern, …). Such a name is refused.
+/// blank space (a Hangul filler, a blank Braille pattern, …) or draw only on another
+/// character: combining marks (Mn, Me), variation selectors among them. Such a name is
+/// refused; a name with a visible character keeps its marks (`Zoe\u{308}`).
 pub fn renders_blank(sanitized: &str) -> bool {
-    sanitized
-        .chars()
-        .all(|c| c.is_whitespace() || BLANK.contains(&c))
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    sanitized.chars().all(|c| {
+        c.is_whitespace()
+            || BLANK.contains(&c)
+            || matches!(
+                c.general_category(),
+                GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+            )
+    })
 }
 
 /// Letters and symbols that are not whitespace yet draw nothing.
-const BLANK: [char; 7] = [
+const BLANK: [char; 9] = [
+    '\u{17B4}', // Khmer vowel inherent AQ (no glyph; Mn today, listed should that change)
+    '\u{17B5}', // Khmer vowel inherent AA
     '\u{115F}', // Hangul choseong filler
     '\u{1160}', // Hangul jungseong filler
     '\u{3164}', // Hangul filler
@@ -500,6 +510,25 @@ mod tests {
             assert!(renders_blank(&sanitize_name(blank)), "{blank:?}");
         }
         assert!(!renders_blank(&sanitize_name("\u{3164}x")));
+        // Marks that draw only on another character, alone: combining marks, variation
+        // selectors (text and emoji, and the supplement), the Khmer inherent vowels, an
+        // enclosing circle; with a letter they stay.
+        for blank in [
+            "\u{0301}\u{0308}",
+            "\u{FE0F}\u{FE0E}",
+            "\u{E0100}",
+            "\u{17B4}\u{17B5}",
+            "\u{20DD}",
+            " \u{034F} \u{200D}",
+        ] {
+            assert!(renders_blank(&sanitize_name(blank)), "{blank:?}");
+        }
+        assert_eq!(sanitize_name("Zoe\u{0308}"), "Zoe\u{0308}");
+        assert!(!renders_blank("Zoe\u{0308}"));
+        let refused =
+            parse_client("{\"type\":\"hello\",\"p\":1,\"name\":\"\u{0301}\u{FE0F}\u{17B4}\"}")
+                .unwrap_err();
+        assert_eq!(refused.code, code::BAD_FIELD);
         let refused =
             parse_client("{\"type\":\"hello\",\"p\":1,\"name\":\"\u{3164}\"}").unwrap_err();
         assert_eq!(refused.code, code::BAD_FIELD);
