@@ -12,6 +12,7 @@ use crate::log::frames::FrameDecompressor;
 use crate::log::{Applied, Header, Record, RoundFold, read_replay};
 use crate::round::PlayerPasses;
 use crate::sim::{Event, RoundResult};
+use crate::store::reindex::Refusal;
 use crate::wire::SnapFrame;
 use serde_json::Value;
 use std::fmt;
@@ -102,12 +103,13 @@ struct Check {
     ended: bool,
 }
 
-/// Where a replay file's re-run departs from what it recorded; `None` when it does not
-/// (identical, or unreadable or incomplete, which are other verdicts).
-pub fn divergence(bytes: &[u8]) -> Option<String> {
+/// Why a replay file's re-run refuses it, for `reindex`: unreadable, or where it departs
+/// from what it recorded; `None` when it does not (identical, or incomplete).
+pub fn refusal(bytes: &[u8]) -> Option<Refusal> {
     match replay_bytes(bytes).verdict {
-        Verdict::Diverged(d) => Some(d.to_string()),
-        _ => None,
+        Verdict::Diverged(d) => Some(Refusal::Diverged(d.to_string())),
+        Verdict::Unreadable(why) => Some(Refusal::Unreadable(why)),
+        Verdict::Identical | Verdict::Incomplete(_) => None,
     }
 }
 
@@ -216,23 +218,16 @@ impl Check {
         compressed: &[u8],
         bad: impl Fn(&dyn fmt::Display) -> Verdict,
     ) -> Result<(), Verdict> {
-        let recorded = self.decompressor.block(compressed).map_err(|e| bad(&e))?;
-        if first_pass as usize != self.checked_passes {
-            return Err(bad(&format!(
-                "frames start at pass {first_pass}, expected {}",
-                self.checked_passes
-            )));
-        }
+        // The frames a block may hold are the passes the re-run has reached: a frame past
+        // them, like a block at the wrong pass, is not something a round writes.
+        let recorded = self
+            .decompressor
+            .block(first_pass, compressed, self.frames.len())
+            .map_err(|e| bad(&e))?;
         for (i, rec_frame) in recorded.iter().enumerate() {
             let pass = self.checked_passes + i;
             let Some((tick, replayed)) = self.frames.get(pass) else {
-                return Err(Verdict::Diverged(Divergence {
-                    tick: self.fold.state.tick,
-                    what: format!(
-                        "a frame was recorded for pass {pass}, which the replay never reached"
-                    ),
-                    fields: vec![],
-                }));
+                return Err(bad(&format!("no pass {pass} for a recorded frame")));
             };
             if rec_frame != replayed.raw() {
                 return Err(Verdict::Diverged(frame_divergence(

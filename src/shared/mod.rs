@@ -46,6 +46,8 @@ pub struct Shared {
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
     next_conn: AtomicU64,
+    /// The replay API's decoded answers, per file.
+    pub(crate) replays: crate::server::replay_cache::ReplayCache,
 }
 
 impl Shared {
@@ -64,6 +66,7 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             next_conn: AtomicU64::new(1),
+            replays: Default::default(),
         })
     }
 
