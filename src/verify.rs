@@ -8,7 +8,7 @@
 //! prefix has verified.
 
 use crate::log::file::ReplayRead;
-use crate::log::frames::FrameDecompressor;
+use crate::log::frames::{FrameDecompressor, FramesError};
 use crate::log::{Applied, Header, Record, RoundFold, read_replay};
 use crate::round::PlayerPasses;
 use crate::sim::{Event, RoundResult};
@@ -77,6 +77,18 @@ impl Verdict {
             3 => 1,
             _ => 0,
         }
+    }
+}
+
+/// Why comparing a block of recorded frames stopped.
+enum Stop {
+    Frames(FramesError),
+    Diverged(Divergence),
+}
+
+impl From<FramesError> for Stop {
+    fn from(e: FramesError) -> Stop {
+        Stop::Frames(e)
     }
 }
 
@@ -219,27 +231,29 @@ impl Check {
         bad: impl Fn(&dyn fmt::Display) -> Verdict,
     ) -> Result<(), Verdict> {
         // The frames a block may hold are the passes the re-run has reached: a frame past
-        // them, like a block at the wrong pass, is not something a round writes.
-        let recorded = self
-            .decompressor
-            .block(first_pass, compressed, self.frames.len())
-            .map_err(|e| bad(&e))?;
-        for (i, rec_frame) in recorded.iter().enumerate() {
-            let pass = self.checked_passes + i;
-            let Some((tick, replayed)) = self.frames.get(pass) else {
-                return Err(bad(&format!("no pass {pass} for a recorded frame")));
-            };
-            if rec_frame != replayed.raw() {
-                return Err(Verdict::Diverged(frame_divergence(
-                    *tick,
-                    pass,
-                    rec_frame,
-                    replayed.raw(),
-                )));
-            }
+        // them, like a block at the wrong pass, is not something a round writes. Each frame
+        // is compared as it comes out, so a block's frames are never all held.
+        let (frames, checked) = (&self.frames, &mut self.checked_passes);
+        let compared =
+            self.decompressor
+                .block_with(first_pass, compressed, frames.len(), |rec_frame| {
+                    let pass = *checked;
+                    let Some((tick, replayed)) = frames.get(pass) else {
+                        let why = format!("no pass {pass} for a recorded frame");
+                        return Err(Stop::Frames(FramesError::Corrupt(why)));
+                    };
+                    if rec_frame != replayed.raw() {
+                        let d = frame_divergence(*tick, pass, rec_frame, replayed.raw());
+                        return Err(Stop::Diverged(d));
+                    }
+                    *checked += 1;
+                    Ok(())
+                });
+        match compared {
+            Ok(()) => Ok(()),
+            Err(Stop::Frames(e)) => Err(bad(&e)),
+            Err(Stop::Diverged(d)) => Err(Verdict::Diverged(d)),
         }
-        self.checked_passes += recorded.len();
-        Ok(())
     }
 
     /// The recorded result against the fold's, and every frame accounted for.

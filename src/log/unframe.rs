@@ -47,7 +47,9 @@ pub enum FramesError {
     /// (Checked by readers that pass frames on as JSON, like the HTTP API.)
     #[error("recorded frame {0} is not JSON")]
     NotJson(usize),
-    #[error("more recorded frames than passes: frame {frame} when the round had {passes} passes")]
+    #[error(
+        "more recorded frames than passes: a frame for pass {frame}, which the round had not reached"
+    )]
     TooMany { frame: usize, passes: usize },
 }
 
@@ -104,24 +106,27 @@ impl FrameDecompressor {
         let mut frames = Vec::new();
         self.block_with(first_pass, bytes, passes, |f| {
             frames.push(f.to_string());
-            Ok(())
+            Ok::<(), FramesError>(())
         })?;
         Ok(frames)
     }
 
-    /// `block`, handing each frame to `each` as it completes instead of keeping them.
-    pub fn block_with(
+    /// `block`, handing each frame to `each` as it completes instead of keeping them (so a
+    /// block's frames are never all held at once); `each` may stop the block with its own
+    /// error.
+    pub fn block_with<E: From<FramesError>>(
         &mut self,
         first_pass: u32,
         bytes: &[u8],
         passes: usize,
-        mut each: impl FnMut(&str) -> Result<(), FramesError>,
-    ) -> Result<(), FramesError> {
+        mut each: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
         if first_pass as usize != self.frames {
             return Err(FramesError::WrongPass {
                 got: first_pass,
                 expected: self.frames,
-            });
+            }
+            .into());
         }
         let mut input = bytes;
         // Each step takes input or gives output, and output is capped: the loop ends.
@@ -130,14 +135,14 @@ impl FrameDecompressor {
             input = &input[used..];
             self.inflated += wrote;
             if self.inflated > MAX_FRAMES_INFLATED {
-                return Err(FramesError::TooMuch);
+                return Err(FramesError::TooMuch.into());
             }
             self.split(wrote, passes, &mut each)?;
             if done {
                 return Ok(());
             }
             if used == 0 && wrote == 0 {
-                return Err(FramesError::Corrupt("the stream makes no progress".into()));
+                return Err(FramesError::Corrupt("the stream makes no progress".into()).into());
             }
         }
     }
@@ -174,18 +179,18 @@ impl FrameDecompressor {
     }
 
     /// Splits the `wrote` bytes just decompressed into frames, onto the unfinished one.
-    fn split(
+    fn split<E: From<FramesError>>(
         &mut self,
         wrote: usize,
         passes: usize,
-        each: &mut impl FnMut(&str) -> Result<(), FramesError>,
-    ) -> Result<(), FramesError> {
+        each: &mut impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut rest = &self.chunk[..wrote];
         loop {
             let line_end = rest.iter().position(|&b| b == b'\n');
             let piece = &rest[..line_end.unwrap_or(rest.len())];
             if self.partial.len() + piece.len() > MAX_FRAME_BYTES {
-                return Err(FramesError::FrameTooLong(self.frames));
+                return Err(FramesError::FrameTooLong(self.frames).into());
             }
             self.partial.extend_from_slice(piece);
             let Some(end) = line_end else {
@@ -194,10 +199,10 @@ impl FrameDecompressor {
             rest = &rest[end + 1..];
             let n = self.frames;
             if self.partial.is_empty() {
-                return Err(FramesError::Empty(n));
+                return Err(FramesError::Empty(n).into());
             }
             if n >= passes {
-                return Err(FramesError::TooMany { frame: n, passes });
+                return Err(FramesError::TooMany { frame: n, passes }.into());
             }
             let text = std::str::from_utf8(&self.partial).map_err(|_| FramesError::NotUtf8(n))?;
             each(text)?;
@@ -239,7 +244,7 @@ pub fn recorded(records: &[super::Record]) -> Result<Vec<String>, FramesError> {
     let mut frames = Vec::new();
     recorded_with(records, |f| {
         frames.push(f.to_string());
-        Ok(())
+        Ok::<(), FramesError>(())
     })?;
     Ok(frames)
 }

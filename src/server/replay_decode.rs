@@ -83,7 +83,7 @@ pub fn frames(bytes: &[u8]) -> Decoded {
         }
         body.push_str(frame);
         n += 1;
-        Ok(())
+        Ok::<(), FramesError>(())
     });
     if let Err(e) = built {
         return Decoded::Unreadable(e.to_string());
