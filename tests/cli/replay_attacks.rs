@@ -18,6 +18,7 @@ const PEAK_MB: u64 = 100;
 /// Runs `cmd` to its end: (exit code, stdout and stderr together, peak RSS in MB). The
 /// peak is the kernel's account of that one child (`wait4`'s `ru_maxrss`), so a spike
 /// between two samples cannot be missed; a child killed by a signal gets minus its number.
+#[allow(clippy::zombie_processes)] // wait4 below reaps it, which clippy cannot see
 fn run_measured(cmd: &mut Command) -> (i32, String, u64) {
     let mut child = cmd
         .stdout(Stdio::piped())
