@@ -248,3 +248,81 @@ pub fn recorded(records: &[super::Record]) -> Result<Vec<String>, FramesError> {
     })?;
     Ok(frames)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::frames::FrameCompressor;
+
+    /// One block of these frames, as the writer cuts it.
+    fn block(frames: &[&str]) -> Vec<u8> {
+        let mut c = FrameCompressor::new().unwrap();
+        for f in frames {
+            c.push(f);
+        }
+        c.cut().unwrap()
+    }
+
+    fn reader() -> FrameDecompressor {
+        FrameDecompressor::new(Codec::Zstd).unwrap()
+    }
+
+    #[test]
+    fn a_file_whose_frames_decompress_past_256_mib_is_refused_at_the_cap() {
+        // 257 frames of just under 1 MiB each, every one allowed on its own.
+        let big = "a".repeat(MAX_FRAME_BYTES - 1);
+        let (mut c, mut r) = (FrameCompressor::new().unwrap(), reader());
+        let mut seen = 0usize;
+        let mut err = None;
+        for first in 0..257u32 {
+            c.push(&big);
+            let block = c.cut().unwrap();
+            match r.block_with(first, &block, 1000, |f| {
+                seen += f.len();
+                Ok::<(), FramesError>(())
+            }) {
+                Ok(()) => {}
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        assert_eq!(err, Some(FramesError::TooMuch));
+        assert!(seen <= MAX_FRAMES_INFLATED, "{seen}");
+    }
+
+    #[test]
+    fn a_frame_past_1_mib_empty_frames_extra_frames_and_a_wrong_pass_are_refused() {
+        let long = "a".repeat(MAX_FRAME_BYTES + 1);
+        assert_eq!(
+            reader().block(0, &block(&[&long]), 10),
+            Err(FramesError::FrameTooLong(0))
+        );
+        let exact = "a".repeat(MAX_FRAME_BYTES);
+        assert_eq!(
+            reader().block(0, &block(&[&exact]), 10).map(|f| f.len()),
+            Ok(1)
+        );
+        assert_eq!(
+            reader().block(0, &block(&["{}", ""]), 10),
+            Err(FramesError::Empty(1))
+        );
+        assert_eq!(
+            reader().block(0, &block(&["{}", "{}", "{}"]), 2),
+            Err(FramesError::TooMany {
+                frame: 2,
+                passes: 2
+            })
+        );
+        let mut r = reader();
+        assert_eq!(r.block(0, &block(&["{}"]), 10).map(|f| f.len()), Ok(1));
+        assert_eq!(
+            r.block(0, &block(&["{}"]), 10),
+            Err(FramesError::WrongPass {
+                got: 0,
+                expected: 1
+            })
+        );
+    }
+}

@@ -145,3 +145,40 @@ async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| CacheError::Task(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_answer_is_built_once_per_file_version_and_the_cache_stays_bounded() {
+        let dir = std::env::temp_dir().join(format!("uc-replay-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/replays/01_first_kitchen.ucr");
+        let file = dir.join("round.ucr");
+        std::fs::copy(golden, &file).unwrap();
+        let cache = ReplayCache::default();
+        // The same file twice: one build, the same answer.
+        let a = cache.get(&file, Kind::Frames).await.unwrap();
+        let b = cache.get(&file, Kind::Frames).await.unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(matches!(&*a, Decoded::Frames { .. }));
+        // The file rewritten (another length): built again, and what it now is.
+        std::fs::write(&file, b"UCREPLAY").unwrap();
+        let c = cache.get(&file, Kind::Frames).await.unwrap();
+        assert!(matches!(&*c, Decoded::Unreadable(_)));
+        // Many files: never more than MAX_ENTRIES kept.
+        for n in 0..MAX_ENTRIES + 5 {
+            let f = dir.join(format!("{n}.ucr"));
+            std::fs::write(&f, format!("not a replay {n}")).unwrap();
+            cache.get(&f, Kind::Round).await.unwrap();
+        }
+        let kept = cache.entries.lock().unwrap().len();
+        assert_eq!(kept, MAX_ENTRIES);
+        assert!(matches!(
+            cache.get(&dir.join("gone.ucr"), Kind::Round).await,
+            Err(CacheError::Gone(_))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
