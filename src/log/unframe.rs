@@ -19,7 +19,7 @@ use zstd::zstd_safe::DParameter;
 /// 2 KB); a longer one is corruption, refused before it is held.
 pub const MAX_FRAME_BYTES: usize = 1 << 20;
 /// The most all of a file's frames may decompress to (a 3,000-tick round of the largest
-/// shipped level decompresses to 2 MB; an hour of it to about 50 MB).
+/// shipped level decompresses to 2 MB: an hour at that rate is about 48 MB).
 pub const MAX_FRAMES_INFLATED: usize = 256 << 20;
 /// The largest zstd window a reader accepts (the writer uses 2^16); a stream asking for more
 /// is not ours, and is refused rather than given the memory.
