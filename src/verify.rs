@@ -8,10 +8,11 @@
 //! prefix has verified.
 
 use crate::log::file::ReplayRead;
-use crate::log::frames::FrameDecompressor;
+use crate::log::frames::{FrameDecompressor, FramesError};
 use crate::log::{Applied, Header, Record, RoundFold, read_replay};
 use crate::round::PlayerPasses;
 use crate::sim::{Event, RoundResult};
+use crate::store::reindex::Refusal;
 use crate::wire::SnapFrame;
 use serde_json::Value;
 use std::fmt;
@@ -79,6 +80,18 @@ impl Verdict {
     }
 }
 
+/// Why comparing a block of recorded frames stopped.
+enum Stop {
+    Frames(FramesError),
+    Diverged(Divergence),
+}
+
+impl From<FramesError> for Stop {
+    fn from(e: FramesError) -> Stop {
+        Stop::Frames(e)
+    }
+}
+
 /// Everything a re-run produced.
 pub struct Rerun {
     pub header: Option<Header>,
@@ -102,12 +115,13 @@ struct Check {
     ended: bool,
 }
 
-/// Where a replay file's re-run departs from what it recorded; `None` when it does not
-/// (identical, or unreadable or incomplete, which are other verdicts).
-pub fn divergence(bytes: &[u8]) -> Option<String> {
+/// Why a replay file's re-run refuses it, for `reindex`: unreadable, or where it departs
+/// from what it recorded; `None` when it does not (identical, or incomplete).
+pub fn refusal(bytes: &[u8]) -> Option<Refusal> {
     match replay_bytes(bytes).verdict {
-        Verdict::Diverged(d) => Some(d.to_string()),
-        _ => None,
+        Verdict::Diverged(d) => Some(Refusal::Diverged(d.to_string())),
+        Verdict::Unreadable(why) => Some(Refusal::Unreadable(why)),
+        Verdict::Identical | Verdict::Incomplete(_) => None,
     }
 }
 
@@ -216,35 +230,30 @@ impl Check {
         compressed: &[u8],
         bad: impl Fn(&dyn fmt::Display) -> Verdict,
     ) -> Result<(), Verdict> {
-        let recorded = self.decompressor.block(compressed).map_err(|e| bad(&e))?;
-        if first_pass as usize != self.checked_passes {
-            return Err(bad(&format!(
-                "frames start at pass {first_pass}, expected {}",
-                self.checked_passes
-            )));
+        // The frames a block may hold are the passes the re-run has reached: a frame past
+        // them, like a block at the wrong pass, is not something a round writes. Each frame
+        // is compared as it comes out, so a block's frames are never all held.
+        let (frames, checked) = (&self.frames, &mut self.checked_passes);
+        let compared =
+            self.decompressor
+                .block_with(first_pass, compressed, frames.len(), |rec_frame| {
+                    let pass = *checked;
+                    let Some((tick, replayed)) = frames.get(pass) else {
+                        let why = format!("no pass {pass} for a recorded frame");
+                        return Err(Stop::Frames(FramesError::Corrupt(why)));
+                    };
+                    if rec_frame != replayed.raw() {
+                        let d = frame_divergence(*tick, pass, rec_frame, replayed.raw());
+                        return Err(Stop::Diverged(d));
+                    }
+                    *checked += 1;
+                    Ok(())
+                });
+        match compared {
+            Ok(()) => Ok(()),
+            Err(Stop::Frames(e)) => Err(bad(&e)),
+            Err(Stop::Diverged(d)) => Err(Verdict::Diverged(d)),
         }
-        for (i, rec_frame) in recorded.iter().enumerate() {
-            let pass = self.checked_passes + i;
-            let Some((tick, replayed)) = self.frames.get(pass) else {
-                return Err(Verdict::Diverged(Divergence {
-                    tick: self.fold.state.tick,
-                    what: format!(
-                        "a frame was recorded for pass {pass}, which the replay never reached"
-                    ),
-                    fields: vec![],
-                }));
-            };
-            if rec_frame != replayed.raw() {
-                return Err(Verdict::Diverged(frame_divergence(
-                    *tick,
-                    pass,
-                    rec_frame,
-                    replayed.raw(),
-                )));
-            }
-        }
-        self.checked_passes += recorded.len();
-        Ok(())
     }
 
     /// The recorded result against the fold's, and every frame accounted for.

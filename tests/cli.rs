@@ -3,6 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "cli/replay_attacks.rs"]
+mod replay_attacks;
+
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_undercooked"));
     c.current_dir(env!("CARGO_MANIFEST_DIR"));

@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let store = undercooked::store::Store::open(&location).await?;
         let tty = std::io::stderr().is_terminal();
         let started = std::time::Instant::now();
-        let report = undercooked::store::reindex::reindex(&store, &dir, undercooked::verify::divergence, |done, total| {
+        let report = undercooked::store::reindex::reindex(&store, &dir, undercooked::verify::refusal, |done, total| {
             if tty {
                 let width = 30;
                 let filled = (done * width).checked_div(total).unwrap_or(width);

@@ -212,9 +212,24 @@ fn read_record(rest: &[u8], at: usize, n: usize) -> Result<Option<(Record, usize
             "checksum mismatch (the record is corrupt)",
         ));
     }
-    match bincode::serde::decode_from_slice(payload, bincode::config::standard()) {
+    // The decode limit makes a length a record claims (a string's, a list's) an error
+    // before anything is allocated for it: without it bincode allocates what a corrupt
+    // varint says, 2^50 bytes included, and the process aborts.
+    let config = bincode::config::standard().with_limit::<{ MAX_RECORD_LEN as usize }>();
+    match bincode::serde::decode_from_slice(payload, config) {
         Ok((record, used)) if used == payload.len() => Ok(Some((record, end))),
         Ok(_) => Err(bad(at, Some(n), "record has trailing bytes")),
+        Err(
+            bincode::error::DecodeError::LimitExceeded
+            | bincode::error::DecodeError::UnexpectedEnd { .. },
+        ) => Err(bad(
+            at,
+            Some(n),
+            format!(
+                "record claims a length past its {} bytes (a corrupt length field)",
+                payload.len()
+            ),
+        )),
         Err(e) => Err(bad(at, Some(n), format!("record does not decode: {e}"))),
     }
 }

@@ -9,21 +9,16 @@
 //!
 //! The codec is the replay's format version's (`Codec::of_version`): version 2, what this
 //! build writes, is a zstd stream with its parameters set below; version 1 was raw deflate
-//! (flate2, pure Rust) and is still read. docs/DECISIONS.md has what each measured.
+//! (flate2, pure Rust) and is still read. docs/DECISIONS.md has what each measured. The
+//! reading side, with its limits, is `super::unframe`.
 
-use flate2::{Decompress, FlushDecompress, Status};
-use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+pub use super::unframe::{FrameDecompressor, FramesError, recorded, recorded_with};
+use zstd::stream::raw::{InBuffer, OutBuffer};
 use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
-use zstd::zstd_safe::{CCtx, CParameter, DParameter, ParamSwitch, Strategy};
+use zstd::zstd_safe::{CCtx, CParameter, ParamSwitch, Strategy};
 
 /// Passes per block the writers aim for (a full-frame cadence: one second at 20 Hz).
 pub const PASSES_PER_BLOCK: usize = 20;
-/// The most one block may decompress to; more is corruption, not frames.
-const MAX_BLOCK_INFLATED: usize = 64 << 20;
-/// The largest zstd window a reader accepts (the writer uses 2^16); a stream asking for more
-/// is not ours, and is refused rather than given the memory.
-const MAX_WINDOW_LOG: u32 = 20;
-
 /// How a replay's frame stream is compressed, by the file's format version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Codec {
@@ -128,129 +123,6 @@ fn reserve_some(out: &mut Vec<u8>) {
     }
 }
 
-/// The reading side: blocks in, in order; whole frames out.
-pub struct FrameDecompressor {
-    backend: Backend,
-    partial: Vec<u8>,
-}
-
-/// The codec's own state: one stream runs through every block.
-enum Backend {
-    Deflate(Decompress),
-    Zstd(Box<Decoder<'static>>),
-}
-
-impl FrameDecompressor {
-    pub fn new(codec: Codec) -> Result<FrameDecompressor, String> {
-        let backend = match codec {
-            Codec::Deflate => Backend::Deflate(Decompress::new(false)),
-            Codec::Zstd => {
-                let mut dec = Decoder::new().map_err(|e| format!("no zstd decoder: {e}"))?;
-                dec.set_parameter(DParameter::WindowLogMax(MAX_WINDOW_LOG))
-                    .map_err(|e| format!("no zstd decoder: {e}"))?;
-                Backend::Zstd(Box::new(dec))
-            }
-        };
-        Ok(FrameDecompressor {
-            backend,
-            partial: Vec::new(),
-        })
-    }
-
-    /// The reader of a round whose header says `format_version`.
-    pub fn of_version(format_version: u16) -> Result<FrameDecompressor, String> {
-        FrameDecompressor::new(Codec::of_version(format_version)?)
-    }
-
-    /// Decompresses the next block and returns the frames it completes.
-    pub fn block(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
-        // Straight onto what is left of the frame the last block began.
-        match &mut self.backend {
-            Backend::Deflate(dec) => inflate(dec, bytes, &mut self.partial)?,
-            Backend::Zstd(dec) => unzstd(dec, bytes, &mut self.partial)?,
-        }
-        let mut frames = Vec::new();
-        let mut start = 0;
-        for (i, b) in self.partial.iter().enumerate() {
-            if *b == b'\n' {
-                let text = std::str::from_utf8(&self.partial[start..i])
-                    .map_err(|_| "a recorded frame is not UTF-8".to_string())?;
-                frames.push(text.to_string());
-                start = i + 1;
-            }
-        }
-        self.partial.drain(..start);
-        Ok(frames)
-    }
-}
-
-/// Inflates a version 1 block onto the end of `out`.
-fn inflate(dec: &mut Decompress, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    let start = out.len();
-    let mut input = bytes;
-    loop {
-        reserve_some(out);
-        let before_in = dec.total_in();
-        let status = dec
-            .decompress_vec(input, out, FlushDecompress::Sync)
-            .map_err(|e| format!("frames block does not inflate: {e}"))?;
-        let used = (dec.total_in() - before_in) as usize;
-        input = &input[used..];
-        if out.len() - start > MAX_BLOCK_INFLATED {
-            return Err("frames block inflates to more than 64 MiB".into());
-        }
-        match status {
-            Status::StreamEnd => break,
-            _ if input.is_empty() && out.len() < out.capacity() => break,
-            Status::BufError if input.is_empty() => break,
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Decompresses a version 2 block onto the end of `out`.
-fn unzstd(dec: &mut Decoder<'static>, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    let start = out.len();
-    let mut input = InBuffer::around(bytes);
-    loop {
-        reserve_some(out);
-        let room = out.capacity() - out.len();
-        let before = out.len();
-        let wrote = {
-            let mut output = OutBuffer::around_pos(out, before);
-            dec.run(&mut input, &mut output)
-                .map_err(|e| format!("frames block does not decompress: {e}"))?;
-            output.pos() - before
-        };
-        if out.len() - start > MAX_BLOCK_INFLATED {
-            return Err("frames block decompresses to more than 64 MiB".into());
-        }
-        // Done when the input is used up and the output had room to spare (zstd holds
-        // nothing back then).
-        if input.pos() == bytes.len() && wrote < room {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// Every frame a round's records hold, in pass order (its `FramesSent` blocks decompressed
-/// with the codec its header names).
-pub fn recorded(records: &[super::Record]) -> Result<Vec<String>, String> {
-    let Some(super::Record::Started(header)) = records.first() else {
-        return Err("the records do not start with a header".into());
-    };
-    let mut decompressor = FrameDecompressor::of_version(header.format_version)?;
-    let mut frames = Vec::new();
-    for r in records {
-        if let super::Record::FramesSent { compressed, .. } = r {
-            frames.extend(decompressor.block(compressed)?);
-        }
-    }
-    Ok(frames)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,16 +146,16 @@ mod tests {
         }
         let b2 = d.cut().unwrap();
         // Each block stands as written: its frames come out before the next block is read.
-        let mut got = i.block(&b1).unwrap();
+        let mut got = i.block(0, &b1, 100).unwrap();
         assert_eq!(got.len(), 2);
-        got.extend(i.block(&b2).unwrap());
+        got.extend(i.block(2, &b2, 100).unwrap());
         assert_eq!(got, frames);
         for bad in [&b"\xff\xff not zstd at all"[..], &b2[..]] {
             // Garbage, or the second block without the first.
             assert!(
                 FrameDecompressor::new(Codec::Zstd)
                     .unwrap()
-                    .block(bad)
+                    .block(0, bad, 100)
                     .is_err()
             );
         }
@@ -306,13 +178,16 @@ mod tests {
             blocks.push(std::mem::take(enc.get_mut()));
         }
         let mut i = FrameDecompressor::of_version(1).unwrap();
-        let got: Vec<String> = blocks.iter().flat_map(|b| i.block(b).unwrap()).collect();
+        let mut got: Vec<String> = Vec::new();
+        for b in &blocks {
+            got.extend(i.block(got.len() as u32, b, 100).unwrap());
+        }
         assert_eq!(got, frames);
         assert!(FrameDecompressor::of_version(3).is_err());
         assert!(
             FrameDecompressor::new(Codec::Deflate)
                 .unwrap()
-                .block(b"\xff\xff not deflate at all")
+                .block(0, b"\xff\xff not deflate at all", 100)
                 .is_err()
         );
     }

@@ -7,12 +7,16 @@
 //! `accept` (the accept loop, connection caps and timeouts) serves each connection;
 //! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, its
 //! task (the connection itself, its reading, rules and writing, is `crate::net`).
+//! `replays_api` answers the replay viewer from `replay_cache` (answers kept per file, built
+//! on the blocking pool by `replay_decode`).
 
 mod accept;
 mod assets;
 mod body;
 mod info;
 mod metrics;
+pub(crate) mod replay_cache;
+mod replay_decode;
 mod replays_api;
 mod reply;
 mod rooms_api;

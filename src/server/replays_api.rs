@@ -2,20 +2,25 @@
 //! round's header and level layout, its recorded frames, and the `.ucr` file itself.
 //!
 //! The frames are the ones the players were sent, read back from the replay file; the
-//! viewer draws them with the live renderer. A round whose file is gone says so (`410`).
+//! viewer draws them with the live renderer. A round whose file is gone says so (`410`), one
+//! whose file cannot be read says why (`422`). Files are read and decoded on the blocking
+//! pool and the answers kept per file (`replay_cache`).
 
+use super::replay_cache::{CacheError, Kind};
+use super::replay_decode::Decoded;
 use super::reply::{answer, refuse};
-use crate::log::{Record, frames, read_replay};
 use crate::shared::Shared;
-use crate::sim::Level;
 use crate::store::replays;
+<<<<<<< HEAD
 use crate::wire::layout::LevelLayout;
 use crate::wire::messages::code;
 use flate2::Compression;
 use flate2::write::GzEncoder;
+=======
+>>>>>>> replay-bounds
 use serde::Deserialize;
-use serde_json::json;
-use std::io::Write;
+use serde_json::{Value, json};
+use std::path::PathBuf;
 use std::sync::Arc;
 use warp::Rejection;
 use warp::http::{HeaderValue, StatusCode, header};
@@ -77,56 +82,69 @@ pub async fn list(page: Page, shared: Arc<Shared>) -> Result<Response, Rejection
     })
 }
 
-/// The bytes of a round's replay file, or the answer that says why there are none.
-async fn file_of(shared: &Shared, id: &str) -> Result<Vec<u8>, Response> {
+/// The path of a round's replay file, or the answer that says there is none.
+async fn path_of(shared: &Shared, id: &str) -> Result<PathBuf, Response> {
     let store = shared.store().ok_or_else(no_history)?;
-    let path = replays::replay_path(store, id)
+    replays::replay_path(store, id)
         .await
         .ok()
         .flatten()
+        .map(PathBuf::from)
         .ok_or_else(|| {
             let why = format!("no recorded round {id:?}");
             refuse(StatusCode::NOT_FOUND, "not_found", why)
-        })?;
-    std::fs::read(&path).map_err(|e| {
-        let why = format!("the replay file of this round is gone ({e})");
-        refuse(StatusCode::GONE, "replay_gone", why)
-    })
+        })
+}
+
+fn gone(e: &std::io::Error) -> Response {
+    let why = format!("the replay file of this round is gone ({e})");
+    refuse(StatusCode::GONE, "replay_gone", why)
+}
+
+/// A round's `kind` answer from the cache (built on the blocking pool when missing), or the
+/// refusal: `410` for a file that is gone, `422` for one that cannot be read.
+async fn decoded(shared: &Shared, id: &str, kind: Kind) -> Result<Arc<Decoded>, Response> {
+    let path = path_of(shared, id).await?;
+    match shared.replays.get(&path, kind).await {
+        Ok(d) => match &*d {
+            Decoded::Unreadable(why) => Err(refuse(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "unreadable",
+                format!("the replay file of this round is unreadable: {why}"),
+            )),
+            _ => Ok(d),
+        },
+        Err(CacheError::Gone(e)) => Err(gone(&e)),
+        Err(e) => {
+            tracing::warn!(error = %e, "a replay could not be decoded");
+            Err(refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "internal",
+                "the replay could not be decoded",
+            ))
+        }
+    }
 }
 
 /// `GET /api/replays/{id}`: the round's header (seats, seed, rates) and its level's layout,
 /// from the level text the file carries.
 pub async fn round(id: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
-    let bytes = match file_of(&shared, &id).await {
-        Ok(b) => b,
+    let d = match decoded(&shared, &id, Kind::Round).await {
+        Ok(d) => d,
         Err(r) => return Ok(r),
     };
-    let unreadable = |why: String| refuse(StatusCode::UNPROCESSABLE_ENTITY, "unreadable", why);
-    let read = match read_replay(&bytes) {
-        Ok(r) => r,
-        Err(e) => return Ok(unreadable(e.to_string())),
+    let Decoded::Round(meta) = &*d else {
+        return Ok(refuse(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unreadable",
+            "no header",
+        ));
     };
-    let Some(Record::Started(h)) = read.records.first() else {
-        return Ok(unreadable("the file has no header".into()));
-    };
-    let level = match Level::parse(&h.level_file, &h.level_toml) {
-        Ok(l) => l,
-        Err(e) => return Ok(unreadable(e.to_string())),
-    };
-    let seats: Vec<_> = h
-        .seats
-        .iter()
-        .map(|s| json!({"seat": s.seat, "id": s.player_id, "name": s.name, "color": s.color}))
-        .collect();
-    Ok(answer(
-        StatusCode::OK,
-        &json!({
-            "id": id, "room_code": h.room_code, "round_no": h.round_no, "seed": h.seed.to_string(),
-            "started_at": h.started_unix_s, "tick_hz": h.tick_hz, "snapshot_hz": h.snapshot_hz,
-            "seats": seats, "layout": LevelLayout::of(&level),
-            "ended": read.records.iter().any(|r| matches!(r, Record::Ended { .. })),
-        }),
-    ))
+    let mut meta = meta.clone();
+    if let Some(o) = meta.as_object_mut() {
+        o.insert("id".into(), Value::from(id));
+    }
+    Ok(answer(StatusCode::OK, &meta))
 }
 
 /// `GET /api/replays/{id}/frames`: `{"frames": [...]}`, every recorded `snap` body in
@@ -136,32 +154,25 @@ pub async fn frames(
     accept_encoding: Option<String>,
     shared: Arc<Shared>,
 ) -> Result<Response, Rejection> {
-    let bytes = match file_of(&shared, &id).await {
-        Ok(b) => b,
+    let d = match decoded(&shared, &id, Kind::Frames).await {
+        Ok(d) => d,
         Err(r) => return Ok(r),
     };
-    let recorded = read_replay(&bytes)
-        .map_err(|e| e.to_string())
-        .and_then(|read| frames::recorded(&read.records));
-    let list = match recorded {
-        Ok(f) => f,
-        Err(e) => return Ok(refuse(StatusCode::UNPROCESSABLE_ENTITY, "unreadable", e)),
+    let Decoded::Frames { plain, gzip } = &*d else {
+        return Ok(refuse(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unreadable",
+            "no frames",
+        ));
     };
-    let mut body = String::with_capacity(list.iter().map(|f| f.len() + 1).sum::<usize>() + 16);
-    body.push_str("{\"frames\":[");
-    body.push_str(&list.join(","));
-    body.push_str("]}");
-    let gzip = accept_encoding.is_some_and(|a| a.contains("gzip"));
-    let mut resp = match gzip {
+    let mut resp = match accept_encoding.is_some_and(|a| a.contains("gzip")) {
         true => {
-            let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-            let _ = enc.write_all(body.as_bytes());
-            let mut r = Response::new(enc.finish().unwrap_or_default().into());
+            let mut r = Response::new(gzip.clone().into());
             r.headers_mut()
                 .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
             r
         }
-        false => Response::new(body.into()),
+        false => Response::new(plain.clone().into()),
     };
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -172,9 +183,15 @@ pub async fn frames(
 
 /// `GET /api/replays/{id}/file`: the `.ucr` file, as a download.
 pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
-    let bytes = match file_of(&shared, &id).await {
-        Ok(b) => b,
+    let path = match path_of(&shared, &id).await {
+        Ok(p) => p,
         Err(r) => return Ok(r),
+    };
+    // Read on the blocking pool: a file read never holds an HTTP worker.
+    let bytes = match tokio::task::spawn_blocking(move || std::fs::read(path)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => return Ok(gone(&e)),
+        Err(e) => return Ok(gone(&std::io::Error::other(e.to_string()))),
     };
     let mut resp = Response::new(bytes.into());
     let h = resp.headers_mut();

@@ -50,6 +50,8 @@ pub struct Shared {
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
     next_conn: AtomicU64,
+    /// The replay API's decoded answers, per file.
+    pub(crate) replays: crate::server::replay_cache::ReplayCache,
 }
 
 impl Shared {
@@ -70,6 +72,7 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             next_conn: AtomicU64::new(1),
+            replays: Default::default(),
         })
     }
 

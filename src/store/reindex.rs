@@ -10,7 +10,7 @@
 //! `round_key` and its `identity` the hash of the header. The same round under two names is
 //! indexed once; a file whose key is already taken by a round of another identity is refused
 //! (a clash, reported); a file that diverges from its re-run is reported and not indexed (its
-//! figures are not the round's); a cut file is indexed up to where it ends, with the ticks and
+//! figures are not the round's), and so is one the re-run calls unreadable; a cut file is indexed up to where it ends, with the ticks and
 //! score it reached.
 
 use super::Store;
@@ -36,6 +36,15 @@ pub struct Report {
     pub clashes: Vec<(PathBuf, String)>,
 }
 
+/// Why the re-run refuses a file, as the caller judges it (`verify::refusal`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// `verify` calls it unreadable (exit 2): not indexed, listed as unreadable.
+    Unreadable(String),
+    /// Its re-run departs from its recorded frames: not indexed, listed as diverged.
+    Diverged(String),
+}
+
 /// What became of one file.
 enum Indexed {
     Round { events: u64, ended: bool },
@@ -44,12 +53,13 @@ enum Indexed {
 }
 
 /// Indexes every replay in `dir`; `progress(done, total)` is called after each file.
-/// `diverges(bytes)` says where a file's re-run departs from its recorded frames (the
-/// caller brings `verify::divergence`, which lives above the store), `None` when it does not.
+/// `refuses(bytes)` says why a file's re-run refuses it (the caller brings
+/// `verify::refusal`, which lives above the store), `None` when it does not: what `verify`
+/// calls unreadable or diverged is never indexed.
 pub async fn reindex(
     store: &Store,
     dir: &Path,
-    diverges: impl Fn(&[u8]) -> Option<String>,
+    refuses: impl Fn(&[u8]) -> Option<Refusal>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Report, super::StoreError> {
     let files = replay_files(dir).map_err(|e| super::StoreError::Open {
@@ -65,7 +75,7 @@ pub async fn reindex(
         ..Report::default()
     };
     for (i, path) in files.iter().enumerate() {
-        match index_file(store, path, &defs, &diverges).await {
+        match index_file(store, path, &defs, &refuses).await {
             Ok(Indexed::Round { events, ended }) => {
                 report.rounds += 1;
                 report.events_new += events;
@@ -87,11 +97,13 @@ async fn index_file(
     store: &Store,
     path: &Path,
     defs: &[quests::QuestDef],
-    diverges: &impl Fn(&[u8]) -> Option<String>,
+    refuses: &impl Fn(&[u8]) -> Option<Refusal>,
 ) -> Result<Indexed, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if let Some(why) = diverges(&bytes) {
-        return Ok(Indexed::Diverged(why));
+    match refuses(&bytes) {
+        Some(Refusal::Diverged(why)) => return Ok(Indexed::Diverged(why)),
+        Some(Refusal::Unreadable(why)) => return Err(why),
+        None => {}
     }
     let read = read_replay(&bytes).map_err(|e| e.to_string())?;
     let Some(Record::Started(header)) = read.records.first() else {

@@ -54,7 +54,7 @@ async fn main() {
     undercooked::store::reindex::reindex(
         server.shared.store().unwrap(),
         &dir,
-        undercooked::verify::divergence,
+        undercooked::verify::refusal,
         |_, _| {},
     )
     .await

@@ -184,7 +184,7 @@ async fn reindex_speed(golden: &std::path::Path) {
     let report = undercooked::store::reindex::reindex(
         &store,
         golden,
-        undercooked::verify::divergence,
+        undercooked::verify::refusal,
         |_, _| {},
     )
     .await

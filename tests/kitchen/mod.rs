@@ -138,7 +138,7 @@ pub async fn reindex(
     store: &undercooked::store::Store,
     dir: &std::path::Path,
 ) -> undercooked::store::reindex::Report {
-    undercooked::store::reindex::reindex(store, dir, undercooked::verify::divergence, |_, _| {})
+    undercooked::store::reindex::reindex(store, dir, undercooked::verify::refusal, |_, _| {})
         .await
         .unwrap()
 }

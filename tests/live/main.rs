@@ -4,11 +4,11 @@
 //! limits::`.
 //!
 //! Most start the server in-process on 127.0.0.1:0 with `server::start` (each in its own
-//! data folder, numbered by the harness's one counter); `kill9`, `logs`, `descriptors` and
-//! `loadtest` run `undercooked serve` as a child process. Nothing here changes the test
-//! process's own state for the others: `descriptors` lowers the descriptor limit of its
-//! child only (`prlimit`), and `limits` only raises this process's soft limit toward the hard
-//! one. `tests/attacks.rs` stays a binary of its own: it measures a victim's snap gaps and
+//! data folder, numbered by the harness's one counter); `kill9`, `logs`, `descriptors`,
+//! `replay_attacks` and `loadtest` run `undercooked serve` as a child process. Nothing
+//! here changes the test process's own state for the others: `descriptors` lowers the
+//! descriptor limit of its child only (`prlimit`), and `limits` only raises this process's
+//! soft limit toward the hard one. `tests/attacks.rs` stays a binary of its own: it measures a victim's snap gaps and
 //! must not share the machine's cores with other tests.
 
 #[path = "../browser/mod.rs"]
@@ -28,6 +28,7 @@ mod limits;
 mod loadtest;
 mod logs;
 mod metrics;
+mod replay_attacks;
 mod sessions;
 mod slow_reader;
 mod web;

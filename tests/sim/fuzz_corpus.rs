@@ -44,3 +44,26 @@ fn the_http_body_corpus_parses_without_a_panic() {
     let n = replay("http_body", undercooked::fuzz_entry::http_body);
     assert!(n >= 20, "the committed corpus is there ({n} inputs)");
 }
+
+#[test]
+fn the_crafted_attack_files_are_in_the_corpus_as_built_and_each_is_unreadable() {
+    // Given issue 23's crafted files as their builders make them (re-written into the
+    // corpus with UNDERCOOKED_RECORD_CRAFTED=1).
+    let record = std::env::var_os("UNDERCOOKED_RECORD_CRAFTED").is_some();
+    for c in crate::crafted::all() {
+        let bytes = (c.build)();
+        let path = crate::crafted::path(c.name);
+        if record {
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let committed = std::fs::read(&path).unwrap_or_default();
+        assert!(committed == bytes, "{} is committed as built", c.name);
+        // When the re-run reads one, it is unreadable, saying what is wrong.
+        match undercooked::verify::replay_bytes(&bytes).verdict {
+            undercooked::verify::Verdict::Unreadable(why) => {
+                assert!(why.contains(c.says), "{}: {why}", c.name)
+            }
+            other => panic!("{}: {other:?}", c.name),
+        }
+    }
+}

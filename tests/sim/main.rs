@@ -3,6 +3,8 @@
 //! and the bots. Each module was its own `tests/*.rs` crate; filter by module to run one,
 //! e.g. `cargo test --test sim sim_rules::`.
 
+#[path = "../crafted/mod.rs"]
+mod crafted;
 #[path = "../kitchen/mod.rs"]
 mod kitchen;
 

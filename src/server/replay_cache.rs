@@ -1,0 +1,184 @@
+//! The replay API's decoded answers, kept per file and built off the HTTP runtime.
+//!
+//! A 3,000-tick round's `/frames` answer took 14 ms of CPU to build (the attack report's
+//! figure) and is 250 KB gzipped, the same for every viewer: the answer is built once on tokio's blocking pool and
+//! kept, keyed by the file's path, length and modification time (a file rewritten is built
+//! again). The cache holds at most `MAX_ENTRIES` answers and `MAX_BYTES` in all, dropping
+//! the least recently used; an answer bigger than `MAX_ENTRY_BYTES` is served but not kept.
+//! At most `DECODERS` files decode at once, so requests for many crafted files cannot hold
+//! more than that many decodes' memory (each bounded by the readers' limits).
+
+use super::replay_decode::Decoded;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+use tokio::sync::Semaphore;
+
+/// Answers kept.
+pub const MAX_ENTRIES: usize = 32;
+/// Bytes kept in all (a 3,000-tick round's frames are about 2 MB plain and 250 KB gzip).
+pub const MAX_BYTES: usize = 64 << 20;
+/// The largest answer kept.
+pub const MAX_ENTRY_BYTES: usize = 16 << 20;
+/// Files decoded at once.
+pub const DECODERS: usize = 2;
+
+/// Which answer of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Round,
+    Frames,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Key {
+    path: PathBuf,
+    len: u64,
+    modified: Option<SystemTime>,
+    kind: Kind,
+}
+
+/// Why there is no answer to give.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// The file cannot be opened or read (it is gone).
+    #[error("{0}")]
+    Gone(std::io::Error),
+    /// The blocking task did not finish (the runtime is shutting down).
+    #[error("the decoding task failed: {0}")]
+    Task(String),
+}
+
+pub struct ReplayCache {
+    /// (key, answer, its size), the most recently used at the back.
+    entries: Mutex<VecDeque<(Key, Arc<Decoded>, usize)>>,
+    decoders: Semaphore,
+}
+
+impl Default for ReplayCache {
+    fn default() -> ReplayCache {
+        ReplayCache {
+            entries: Mutex::new(VecDeque::new()),
+            decoders: Semaphore::new(DECODERS),
+        }
+    }
+}
+
+impl ReplayCache {
+    /// The `kind` answer for the file at `path`, from the cache or built now.
+    pub async fn get(&self, path: &Path, kind: Kind) -> Result<Arc<Decoded>, CacheError> {
+        let key = blocking({
+            let path = path.to_path_buf();
+            move || key_of(path, kind)
+        })
+        .await??;
+        if let Some(hit) = self.find(&key) {
+            return Ok(hit);
+        }
+        // One decode per permit; a request that waited may find its answer built meanwhile.
+        let _permit = self
+            .decoders
+            .acquire()
+            .await
+            .map_err(|e| CacheError::Task(e.to_string()))?;
+        if let Some(hit) = self.find(&key) {
+            return Ok(hit);
+        }
+        let path = key.path.clone();
+        let decoded = blocking(move || {
+            let bytes = std::fs::read(&path).map_err(CacheError::Gone)?;
+            Ok::<_, CacheError>(match kind {
+                Kind::Round => super::replay_decode::round(&bytes),
+                Kind::Frames => super::replay_decode::frames(&bytes),
+            })
+        })
+        .await??;
+        let decoded = Arc::new(decoded);
+        self.keep(key, decoded.clone());
+        Ok(decoded)
+    }
+
+    fn find(&self, key: &Key) -> Option<Arc<Decoded>> {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let at = entries.iter().position(|(k, _, _)| k == key)?;
+        let entry = entries.remove(at)?;
+        let hit = entry.1.clone();
+        entries.push_back(entry);
+        Some(hit)
+    }
+
+    fn keep(&self, key: Key, decoded: Arc<Decoded>) {
+        let size = decoded.bytes();
+        if size > MAX_ENTRY_BYTES {
+            return;
+        }
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.retain(|(k, _, _)| k != &key);
+        entries.push_back((key, decoded, size));
+        let mut total: usize = entries.iter().map(|(_, _, n)| n).sum();
+        while entries.len() > MAX_ENTRIES || total > MAX_BYTES {
+            let Some((_, _, dropped)) = entries.pop_front() else {
+                break;
+            };
+            total -= dropped;
+        }
+    }
+}
+
+/// The file's cache key (its length and modification time are read now).
+fn key_of(path: PathBuf, kind: Kind) -> Result<Key, CacheError> {
+    let meta = std::fs::metadata(&path).map_err(CacheError::Gone)?;
+    Ok(Key {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        path,
+        kind,
+    })
+}
+
+/// `f` on tokio's blocking pool, so file reads and decoding never hold an HTTP worker.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, CacheError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| CacheError::Task(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_answer_is_built_once_per_file_version_and_the_cache_stays_bounded() {
+        let dir = std::env::temp_dir().join(format!("uc-replay-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/replays/01_first_kitchen.ucr");
+        let file = dir.join("round.ucr");
+        std::fs::copy(golden, &file).unwrap();
+        let cache = ReplayCache::default();
+        // The same file twice: one build, the same answer.
+        let a = cache.get(&file, Kind::Frames).await.unwrap();
+        let b = cache.get(&file, Kind::Frames).await.unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(matches!(&*a, Decoded::Frames { .. }));
+        // The file rewritten (another length): built again, and what it now is.
+        std::fs::write(&file, b"UCREPLAY").unwrap();
+        let c = cache.get(&file, Kind::Frames).await.unwrap();
+        assert!(matches!(&*c, Decoded::Unreadable(_)));
+        // Many files: never more than MAX_ENTRIES kept.
+        for n in 0..MAX_ENTRIES + 5 {
+            let f = dir.join(format!("{n}.ucr"));
+            std::fs::write(&f, format!("not a replay {n}")).unwrap();
+            cache.get(&f, Kind::Round).await.unwrap();
+        }
+        let kept = cache.entries.lock().unwrap().len();
+        assert_eq!(kept, MAX_ENTRIES);
+        assert!(matches!(
+            cache.get(&dir.join("gone.ucr"), Kind::Round).await,
+            Err(CacheError::Gone(_))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
