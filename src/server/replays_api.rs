@@ -11,13 +11,7 @@ use super::replay_decode::Decoded;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::store::replays;
-<<<<<<< HEAD
-use crate::wire::layout::LevelLayout;
 use crate::wire::messages::code;
-use flate2::Compression;
-use flate2::write::GzEncoder;
-=======
->>>>>>> replay-bounds
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
