@@ -3,7 +3,7 @@
 use anyhow::Context;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use undercooked::log::Header;
+use undercooked::log::{FileError, Header};
 use undercooked::sim::RoundSummary;
 use undercooked::verify::{Verdict, replay_bytes};
 
@@ -21,8 +21,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let bytes = match undercooked::log::read_file(&args.file) {
+        Ok(b) => b,
+        Err(e @ FileError::TooBig(_)) => {
+            eprintln!("{}: unreadable: {e}", args.file.display());
+            return Ok(2);
+        }
+        Err(FileError::Io(e)) => {
+            return Err(e).with_context(|| format!("reading {}", args.file.display()));
+        }
+    };
     let rerun = replay_bytes(&bytes);
     let name = args.file.display();
     let (Some(header), Some(fold)) = (&rerun.header, &rerun.fold) else {

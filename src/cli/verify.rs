@@ -61,7 +61,7 @@ pub fn run(args: Args) -> u8 {
             note(2);
         }
         for file in files {
-            let verdict = match std::fs::read(&file) {
+            let verdict = match undercooked::log::read_file(&file) {
                 Ok(bytes) => replay_bytes(&bytes).verdict,
                 Err(e) => Verdict::Unreadable(e.to_string()),
             };

@@ -234,6 +234,36 @@ fn read_record(rest: &[u8], at: usize, n: usize) -> Result<Option<(Record, usize
     }
 }
 
+/// The largest replay file a reader takes: a 150 s round is under 256 KB and an hour at the
+/// protocol's highest input rate about 16 MB, so past this a file is not a round.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Why a replay file's bytes could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("the file is {0} bytes; a replay file is at most 256 MiB")]
+    TooBig(u64),
+}
+
+/// A replay file's bytes, refused past `MAX_FILE_BYTES` before it is read (and if it grew
+/// past it while being read): a reader never holds more than that of one file.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, FileError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(FileError::TooBig(len));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(FileError::TooBig(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
 /// Every replay file (`*.ucr`) in `dir`, sorted by name.
 pub fn replay_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?

@@ -11,6 +11,6 @@ pub mod frames;
 pub mod records;
 pub mod unframe;
 
-pub use file::{ReplayWriter, read_replay, replay_files};
+pub use file::{FileError, ReplayWriter, read_file, read_replay, replay_files};
 pub use fold::{Applied, FoldError, RoundFold};
 pub use records::{Accepted, Header, PALETTE, Record, SeatEntry, player_id};

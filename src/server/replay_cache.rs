@@ -87,7 +87,11 @@ impl ReplayCache {
         }
         let path = key.path.clone();
         let decoded = blocking(move || {
-            let bytes = std::fs::read(&path).map_err(CacheError::Gone)?;
+            let bytes = match crate::log::read_file(&path) {
+                Ok(b) => b,
+                Err(crate::log::FileError::Io(e)) => return Err(CacheError::Gone(e)),
+                Err(e) => return Ok(Decoded::Unreadable(e.to_string())),
+            };
             Ok::<_, CacheError>(match kind {
                 Kind::Round => super::replay_decode::round(&bytes),
                 Kind::Frames => super::replay_decode::frames(&bytes),

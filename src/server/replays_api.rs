@@ -182,9 +182,13 @@ pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection
         Err(r) => return Ok(r),
     };
     // Read on the blocking pool: a file read never holds an HTTP worker.
-    let bytes = match tokio::task::spawn_blocking(move || std::fs::read(path)).await {
+    let bytes = match tokio::task::spawn_blocking(move || crate::log::read_file(&path)).await {
         Ok(Ok(b)) => b,
-        Ok(Err(e)) => return Ok(gone(&e)),
+        Ok(Err(crate::log::FileError::Io(e))) => return Ok(gone(&e)),
+        Ok(Err(e)) => {
+            let why = e.to_string();
+            return Ok(refuse(StatusCode::UNPROCESSABLE_ENTITY, "unreadable", why));
+        }
         Err(e) => return Ok(gone(&std::io::Error::other(e.to_string()))),
     };
     let mut resp = Response::new(bytes.into());

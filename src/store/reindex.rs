@@ -99,7 +99,7 @@ async fn index_file(
     defs: &[quests::QuestDef],
     refuses: &impl Fn(&[u8]) -> Option<Refusal>,
 ) -> Result<Indexed, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = crate::log::read_file(path).map_err(|e| e.to_string())?;
     match refuses(&bytes) {
         Some(Refusal::Diverged(why)) => return Ok(Indexed::Diverged(why)),
         Some(Refusal::Unreadable(why)) => return Err(why),

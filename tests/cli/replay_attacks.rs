@@ -94,3 +94,30 @@ fn every_crafted_file_is_unreadable_through_verify_replay_and_reindex_in_bounded
         }
     }
 }
+
+#[test]
+fn a_file_past_256_mib_is_refused_before_it_is_read() {
+    // Given a 300 MiB replay file (sparse: it costs the disk nothing).
+    let data = tmp("attack-too-big");
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(data.join("replays")).unwrap();
+    let file = data.join("replays").join("big.ucr");
+    let f = std::fs::File::create(&file).unwrap();
+    f.set_len(300 << 20).unwrap();
+    let mut verify = bin();
+    verify.arg("verify").arg(&file);
+    let mut replay = bin();
+    replay.arg("replay").arg(&file);
+    let mut reindex = bin();
+    reindex.arg("reindex").env("UNDERCOOKED_DATA_DIR", &data);
+    for (what, mut cmd) in [("verify", verify), ("replay", replay), ("reindex", reindex)] {
+        // When a command reads it, it exits 2 naming the cap, without reading the file.
+        let (code, text, peak_mb) = run_measured(&mut cmd);
+        assert_eq!(code, 2, "{what}: {text}");
+        assert!(
+            text.contains("a replay file is at most 256 MiB"),
+            "{what}: {text}"
+        );
+        assert!(peak_mb < 64, "{what} peaked at {peak_mb} MB");
+    }
+}
