@@ -269,3 +269,52 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
     c.close().await;
     server.stop().await;
 }
+
+/// Clicks Start once the lobby enables it.
+async fn start_when_ready(b: &Browser) {
+    b.wait_screen("lobby", 10).await;
+    b.wait_until("(() => { const s = document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue; return s && !s.disabled; })()", 15)
+        .await;
+    b.click("Start").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_rounds_in_a_row_each_show_their_own_game() {
+    if !browser::available() {
+        return;
+    }
+    // Given a solo room on the one-level campaign (so "Next level" replays the last level).
+    let mut server = server::start_solo(&[]).await;
+    let b = Browser::open(&base(&server), 1280, 800).await;
+    b.goto("/").await;
+    b.wait_screen("home", 10).await;
+    b.fill("Name", "Ann").await;
+    b.click("Play solo").await;
+    start_when_ready(&b).await;
+    for round in 1..=3 {
+        // Each round shows a live game screen of its own, then its results.
+        b.wait_screen("game", 15).await;
+        b.wait_until(
+            "/Score/.test(document.getElementById('score').textContent)",
+            15,
+        )
+        .await;
+        b.wait_screen("results", 90).await;
+        let verdict = b.text("#verdict").await;
+        match round {
+            // Next level after the last level (Retry after a loss: the same message).
+            1 => b.click(if verdict == "Round won" { "Next level" } else { "Retry" }).await,
+            // Lobby, then Start on the same level.
+            2 => {
+                b.click("Lobby").await;
+                start_when_ready(&b).await;
+            }
+            _ => {}
+        }
+    }
+    let errors = b.page_errors().await;
+    assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    b.close().await;
+    assert_eq!(server.replays().len(), 3, "three rounds were played");
+    server.stop().await;
+}

@@ -63,8 +63,17 @@ export class RoomSession {
   stop() {
     this.stopped = true;
     if (this.conn) this.conn.close();
+    this.endGame();
+  }
+
+  /** The round's game screen is over: the next round (same level or not) makes a new one. */
+  endGame() {
     if (this.game) this.game.stop();
     this.game = null;
+    this.gameLevel = null;
+    this.pendingGame = null;
+    this.pendingLevel = null;
+    this.gameMade = (this.gameMade || 0) + 1;
   }
 
   status(status, why) {
@@ -72,8 +81,7 @@ export class RoomSession {
     else if (status === 'reconnecting') say(why || 'Connecting\u2026');
     else if (status === 'closed') {
       say(why, 'error');
-      if (this.game) this.game.stop();
-      this.game = null;
+      this.endGame();
       if (why && why.includes('gone')) me.room = null;
       show('closed', h('section', { class: 'panel' }, h('h1', {}, 'Disconnected'), h('p', { class: 'why' }, why), h('button', { onclick: () => go('/') }, 'Home')));
     }
@@ -96,14 +104,18 @@ export class RoomSession {
         if (m.state === 'lobby') this.showLobby();
         break;
       case 'countdown':
+        this.state = 'countdown';
         this.ensureGame().then((g) => g && (g.countdown = m.n));
         break;
       case 'snap':
+        // A frame that trails the round's end must not make a game screen over the results.
+        if (this.state === 'round_end') break;
         this.state = 'playing';
         if (this.game && this.gameLevel === this.currentLevel()) this.game.frame(m.raw);
         else this.ensureGame().then((g) => g && g.frame(m.raw));
         break;
       case 'round':
+        this.state = 'round_end';
         this.showResults(m);
         break;
       case 'ev':
@@ -129,9 +141,11 @@ export class RoomSession {
     if (this.game && this.gameLevel === level) return this.game;
     if (this.pendingGame && this.pendingLevel === level) return this.pendingGame;
     this.pendingLevel = level;
+    const made = this.gameMade;
     this.pendingGame = (async () => {
       const layout = await layoutOf(level);
-      if (this.stopped) return null;
+      // Stopped, or the round ended while its layout loaded: this game is not wanted.
+      if (this.stopped || made !== this.gameMade) return null;
       if (this.game) this.game.stop();
       const canvas = h('canvas', { id: 'kitchen', 'aria-label': 'The kitchen' });
       const hud = h('div', { class: 'hud' },
@@ -161,6 +175,7 @@ export class RoomSession {
       game.start();
       this.game = game;
       this.gameLevel = level;
+      this.pendingGame = null;
       return game;
     })();
     return this.pendingGame;
@@ -176,11 +191,7 @@ export class RoomSession {
   }
 
   showLobby() {
-    if (this.game) {
-      this.game.stop();
-      this.game = null;
-      this.gameLevel = null;
-    }
+    this.endGame();
     if (!this.levels) {
       this.levels = [];
       this.loadLevels();
@@ -254,11 +265,7 @@ export class RoomSession {
   }
 
   showResults(r) {
-    if (this.game) {
-      this.game.stop();
-      this.game = null;
-      this.gameLevel = null;
-    }
+    this.endGame();
     this.state = 'round_end';
     const word = r.result || 'aborted';
     const seated = this.seat !== null;
