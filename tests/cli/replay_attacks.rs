@@ -55,6 +55,17 @@ fn run_measured(cmd: &mut Command) -> (i32, String, u64) {
     (code, text, usage.ru_maxrss as u64 / 1024)
 }
 
+/// The three commands that read `file`: `verify` and `replay` on it, `reindex` on `data`.
+fn readers(file: &std::path::Path, data: &std::path::Path) -> [(&'static str, Command); 3] {
+    let mut verify = bin();
+    verify.arg("verify").arg(file);
+    let mut replay = bin();
+    replay.arg("replay").arg(file);
+    let mut reindex = bin();
+    reindex.arg("reindex").env("UNDERCOOKED_DATA_DIR", data);
+    [("verify", verify), ("replay", replay), ("reindex", reindex)]
+}
+
 #[test]
 fn every_crafted_file_is_unreadable_through_verify_replay_and_reindex_in_bounded_memory() {
     for c in crafted::all() {
@@ -64,18 +75,8 @@ fn every_crafted_file_is_unreadable_through_verify_replay_and_reindex_in_bounded
         std::fs::create_dir_all(data.join("replays")).unwrap();
         let file = data.join("replays").join(format!("{}.ucr", c.name));
         std::fs::copy(crafted::path(c.name), &file).unwrap();
-        let mut verify = bin();
-        verify.arg("verify").arg(&file);
-        let mut replay = bin();
-        replay.arg("replay").arg(&file);
-        let mut reindex = bin();
-        reindex.arg("reindex").env("UNDERCOOKED_DATA_DIR", &data);
-        let runs = [
-            ("verify", verify, "UNREADABLE: "),
-            ("replay", replay, "unreadable: "),
-            ("reindex", reindex, "UNREADABLE: "),
-        ];
-        for (what, mut cmd, word) in runs {
+        let words = ["UNREADABLE: ", "unreadable: ", "UNREADABLE: "];
+        for ((what, mut cmd), word) in readers(&file, &data).into_iter().zip(words) {
             // When the command reads it, it exits 2, says why, and stays small.
             let (code, text, peak_mb) = run_measured(&mut cmd);
             eprintln!("{} via {what}: exit {code}, peak {peak_mb} MB", c.name);
@@ -104,13 +105,7 @@ fn a_file_past_256_mib_is_refused_before_it_is_read() {
     let file = data.join("replays").join("big.ucr");
     let f = std::fs::File::create(&file).unwrap();
     f.set_len(300 << 20).unwrap();
-    let mut verify = bin();
-    verify.arg("verify").arg(&file);
-    let mut replay = bin();
-    replay.arg("replay").arg(&file);
-    let mut reindex = bin();
-    reindex.arg("reindex").env("UNDERCOOKED_DATA_DIR", &data);
-    for (what, mut cmd) in [("verify", verify), ("replay", replay), ("reindex", reindex)] {
+    for (what, mut cmd) in readers(&file, &data) {
         // When a command reads it, it exits 2 naming the cap, without reading the file.
         let (code, text, peak_mb) = run_measured(&mut cmd);
         assert_eq!(code, 2, "{what}: {text}");

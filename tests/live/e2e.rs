@@ -303,7 +303,14 @@ async fn three_rounds_in_a_row_each_show_their_own_game() {
         let verdict = b.text("#verdict").await;
         match round {
             // Next level after the last level (Retry after a loss: the same message).
-            1 => b.click(if verdict == "Round won" { "Next level" } else { "Retry" }).await,
+            1 => {
+                b.click(if verdict == "Round won" {
+                    "Next level"
+                } else {
+                    "Retry"
+                })
+                .await
+            }
             // Lobby, then Start on the same level.
             2 => {
                 b.click("Lobby").await;
