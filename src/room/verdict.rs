@@ -34,7 +34,7 @@ impl Room {
         match play.round.finish() {
             Ok((file, result)) => {
                 summary = summary.ended_as(result);
-                file.close(&shared.rescue);
+                shared.rescue.close(file);
             }
             Err(e) => {
                 tracing::error!(room = %self.code, path = %play.path.display(), error = %e, "the round's end could not be written");
@@ -114,7 +114,7 @@ impl Room {
             let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 play.round
                     .finish()
-                    .map(|(file, _)| file.close(&shared.rescue))
+                    .map(|(file, _)| shared.rescue.close(file))
             }));
             if !matches!(finished, Ok(Ok(()))) {
                 tracing::error!(room = %self.code, path = %path.display(), "the aborted round's end could not be written");

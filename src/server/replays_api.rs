@@ -6,7 +6,7 @@
 //! whose file cannot be read says why (`422`). Files are read and decoded on the blocking
 //! pool and the answers kept per file (`replay_cache`).
 
-use super::replay_cache::{CacheError, Kind};
+use super::replay_cache::{CacheError, Kind, ReplayCache};
 use super::replay_decode::Decoded;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
@@ -97,9 +97,14 @@ fn gone(e: &std::io::Error) -> Response {
 
 /// A round's `kind` answer from the cache (built on the blocking pool when missing), or the
 /// refusal: `410` for a file that is gone, `422` for one that cannot be read.
-async fn decoded(shared: &Shared, id: &str, kind: Kind) -> Result<Arc<Decoded>, Response> {
+async fn decoded(
+    shared: &Shared,
+    cache: &ReplayCache,
+    id: &str,
+    kind: Kind,
+) -> Result<Arc<Decoded>, Response> {
     let path = path_of(shared, id).await?;
-    match shared.replays.get(&path, kind).await {
+    match cache.get(&path, kind).await {
         Ok(d) => match &*d {
             Decoded::Unreadable(why) => Err(refuse(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -122,8 +127,12 @@ async fn decoded(shared: &Shared, id: &str, kind: Kind) -> Result<Arc<Decoded>, 
 
 /// `GET /api/replays/{id}`: the round's header (seats, seed, rates) and its level's layout,
 /// from the level text the file carries.
-pub async fn round(id: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
-    let d = match decoded(&shared, &id, Kind::Round).await {
+pub async fn round(
+    id: String,
+    shared: Arc<Shared>,
+    cache: Arc<ReplayCache>,
+) -> Result<Response, Rejection> {
+    let d = match decoded(&shared, &cache, &id, Kind::Round).await {
         Ok(d) => d,
         Err(r) => return Ok(r),
     };
@@ -147,8 +156,9 @@ pub async fn frames(
     id: String,
     accept_encoding: Option<String>,
     shared: Arc<Shared>,
+    cache: Arc<ReplayCache>,
 ) -> Result<Response, Rejection> {
-    let d = match decoded(&shared, &id, Kind::Frames).await {
+    let d = match decoded(&shared, &cache, &id, Kind::Frames).await {
         Ok(d) => d,
         Err(r) => return Ok(r),
     };

@@ -3,6 +3,7 @@
 //! come last, for GETs no API route took.)
 
 use super::body::Body;
+use super::replay_cache::ReplayCache;
 use super::reply::{answer, recover};
 use super::{assets, info, replays_api, rooms_api, seams};
 use crate::shared::Shared;
@@ -159,14 +160,22 @@ fn replays(
         .and(warp::query::<replays_api::Page>())
         .and(with(shared))
         .and_then(replays_api::list);
+    // The decoded answers, kept per file for every request to the replay routes.
+    let cache = Arc::new(ReplayCache::default());
+    let with_cache = move || {
+        let cache = cache.clone();
+        warp::any().map(move || cache.clone())
+    };
     let round = warp::path!("api" / "replays" / String)
         .and(warp::get())
         .and(with(shared))
+        .and(with_cache())
         .and_then(replays_api::round);
     let frames = warp::path!("api" / "replays" / String / "frames")
         .and(warp::get())
         .and(warp::header::optional::<String>("accept-encoding"))
         .and(with(shared))
+        .and(with_cache())
         .and_then(replays_api::frames);
     let file = warp::path!("api" / "replays" / String / "file")
         .and(warp::get())

@@ -50,8 +50,6 @@ pub struct Shared {
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
     next_conn: AtomicU64,
-    /// The replay API's decoded answers, per file.
-    pub(crate) replays: crate::server::replay_cache::ReplayCache,
 }
 
 impl Shared {
@@ -72,7 +70,6 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             next_conn: AtomicU64::new(1),
-            replays: Default::default(),
         })
     }
 

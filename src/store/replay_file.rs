@@ -8,8 +8,8 @@
 //! full disk no longer aborts every live round. Memory is bounded: past 8 MiB held by one
 //! round, or 64 MiB by all rounds together, a write fails and the round is aborted as
 //! before (a 150 s round's replay is under 256 KB, so this takes a long outage). At the
-//! round's end what is still held goes to the process's `Rescue`, which keeps trying once
-//! a second and, at shutdown, writes what is left to the rescue folder.
+//! round's end the file goes to the process's `Rescue` (`Rescue::close`), which keeps
+//! trying what is still held once a second and, at shutdown, writes it to the rescue folder.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -101,13 +101,6 @@ impl ReplayFile {
             HELD.fetch_sub(self.counted - now, Relaxed);
         }
         self.counted = now;
-    }
-
-    /// After the round: what the file does not take now is handed to `rescue`.
-    pub fn close(mut self, rescue: &super::rescue::Rescue) {
-        if !self.drain() {
-            rescue.hold(self);
-        }
     }
 
     /// The file, where in it the held bytes start, and the held bytes.

@@ -44,9 +44,11 @@ impl Rescue {
         &self.dir
     }
 
-    /// A finished round's file with bytes its disk has not taken yet.
-    pub fn hold(&self, file: ReplayFile) {
-        lock(&self.files).push(file);
+    /// A finished round's file: written out now, or held while its disk refuses the rest.
+    pub fn close(&self, mut file: ReplayFile) {
+        if !file.drain() {
+            lock(&self.files).push(file);
+        }
     }
 
     /// Tries every held file again; the number still held.
