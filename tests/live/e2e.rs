@@ -181,6 +181,15 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
     b.fill("Name", "Bob").await;
     b.click("Join").await;
     b.wait_screen("lobby", 10).await;
+    // A disabled Start says what it waits for.
+    assert_eq!(b.text("#start-why").await, "The host starts the round.");
+    a.wait_until(
+        "document.querySelectorAll('li.seat:not(.empty)').length === 2",
+        10,
+    )
+    .await;
+    assert_eq!(a.text("#start-why").await, "Pick a level to start.");
+    a.screenshot("lobby-waiting").await;
     b.click("Ready").await;
     // The lobby is drawn anew on each `lobby` frame: wait for the one with Bob ready, so
     // the level picker is not replaced between finding it and choosing from it.
@@ -198,6 +207,7 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
         .unwrap();
     a.wait_until("!document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue.disabled", 10)
         .await;
+    assert_eq!(a.text("#start-why").await, "", "an enabled Start needs no reason");
     a.click("Start").await;
     a.wait_screen("game", 10).await;
     b.wait_screen("game", 10).await;

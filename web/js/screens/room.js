@@ -234,8 +234,9 @@ export class RoomSession {
         h('div', { class: 'field' }, h('label', { for: 'level' }, 'Level'), picker),
         this.seat === null ? h('p', {}, 'You are watching: you get a seat when one frees up after a round.') : h('div', { class: 'row' },
           h('button', { onclick: () => this.conn.send({ type: 'ready' }), 'aria-pressed': me_ && me_.ready ? 'true' : 'false' }, 'Ready'),
-          h('button', { class: 'primary', disabled: !(this.host && l.can_start), onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
+          h('button', { class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': 'start-why', onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
           h('button', { onclick: () => this.leave() }, 'Leave')),
+        this.seat === null ? null : h('p', { id: 'start-why', class: 'start-why' }, startWhy(l, this.host)),
         this.seat === null ? null : h('div', { class: 'row emotes' },
           Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', onclick: () => this.conn.send({ type: 'emote', id }) }, text)))));
   }
@@ -302,4 +303,15 @@ function copy(text) {
     document.execCommand('copy');
   }
   say('Room link copied.');
+}
+
+/**
+ * Why Start is disabled, in words ('' when it is not): the server's two reasons (no level
+ * picked; nobody but the host ready, unless the host is alone), or not being the host.
+ */
+function startWhy(l, host) {
+  if (!host) return 'The host starts the round.';
+  if (l.can_start) return '';
+  if (!l.level) return 'Pick a level to start.';
+  return 'Start waits for another player to press Ready.';
 }
