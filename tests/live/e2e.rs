@@ -207,7 +207,11 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
         .unwrap();
     a.wait_until("!document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue.disabled", 10)
         .await;
-    assert_eq!(a.text("#start-why").await, "", "an enabled Start needs no reason");
+    assert_eq!(
+        a.text("#start-why").await,
+        "",
+        "an enabled Start needs no reason"
+    );
     a.click("Start").await;
     a.wait_screen("game", 10).await;
     b.wait_screen("game", 10).await;

@@ -113,7 +113,10 @@ async fn the_client_is_served_with_types_etags_and_gzip() {
     // The icon browsers ask every page for (named in the page too): no 404 in any log.
     let (status, head, body) = get(addr, "/favicon.ico", &[]).await;
     assert_eq!(status, 200);
-    assert_eq!(header(&head, "content-type").as_deref(), Some("image/x-icon"));
+    assert_eq!(
+        header(&head, "content-type").as_deref(),
+        Some("image/x-icon")
+    );
     assert_eq!(&body[..4], &[0, 0, 1, 0], "an ICO file");
     assert!(
         String::from_utf8_lossy(&get(addr, "/", &[]).await.2).contains("href=\"/favicon.ico\""),
