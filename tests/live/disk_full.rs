@@ -68,18 +68,15 @@ impl Drop for Serve {
 
 fn start(port: u16, data: &Path, rescue: &Path, log: &Path) -> Serve {
     let levels = levels(&data.with_file_name("levels"));
-    Command::new(env!("CARGO_BIN_EXE_undercooked"))
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--levels"])
-        .arg(levels)
-        .arg("--data-dir")
-        .arg(data)
-        .env("UNDERCOOKED_RESCUE_DIR", rescue)
-        .env("UNDERCOOKED_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .map(Serve)
-        .unwrap()
+    let stderr = Stdio::from(std::fs::File::create(log).unwrap());
+    let env = [("UNDERCOOKED_RESCUE_DIR", rescue)];
+    Serve(server::serve_child(
+        port,
+        &levels.to_string_lossy(),
+        data,
+        &env,
+        stderr,
+    ))
 }
 
 /// A room with its host alone in it, on `level`, started.

@@ -11,21 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 fn start(port: u16, data: &std::path::Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_undercooked"))
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--levels",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/levels"),
-            "--data-dir",
-        ])
-        .arg(data)
-        .env("UNDERCOOKED_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    server::serve_child(port, "tests/fixtures/levels", data, &[], Stdio::null())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

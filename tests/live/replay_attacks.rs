@@ -17,16 +17,7 @@ mod crafted;
 const PEAK_MB: u64 = 150;
 
 fn serve(port: u16, data: &std::path::Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_undercooked"))
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(["--levels", concat!(env!("CARGO_MANIFEST_DIR"), "/levels")])
-        .arg("--data-dir")
-        .arg(data)
-        .env("UNDERCOOKED_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    server::serve_child(port, "levels", data, &[], Stdio::null())
 }
 
 /// The server's resident high-water mark in MB (it is alive: the kernel's own peak).

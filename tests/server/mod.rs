@@ -141,6 +141,31 @@ pub fn free_addr() -> SocketAddr {
         .unwrap()
 }
 
+/// `undercooked serve` as a process of its own on 127.0.0.1:`port`, on the levels in
+/// `levels` (relative to the checkout) with its data in `data`, logging at `warn` to
+/// `stderr`, with `env` added.
+pub fn serve_child(
+    port: u16,
+    levels: &str,
+    data: &std::path::Path,
+    env: &[(&str, &std::path::Path)],
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    let levels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(levels);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_undercooked"));
+    cmd.args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--levels"])
+        .arg(levels)
+        .arg("--data-dir")
+        .arg(data)
+        .env("UNDERCOOKED_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(stderr);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().unwrap()
+}
+
 /// Waits (up to 15 s) until a server started as its own process answers HTTP at `addr`.
 /// Taking a connection is not enough: the listener is bound before the database opens, and
 /// the kernel accepts connections on it meanwhile.
