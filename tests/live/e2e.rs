@@ -53,6 +53,15 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
         .await;
     b.wait_until("!document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue.disabled", 10)
         .await;
+    // Nobody can join a room of bots: no room link, no Ready, no ready flags.
+    let extra = b
+        .eval("[!!document.getElementById('link'), !!document.evaluate(\"//button[normalize-space()='Ready']\", document, null, 9, null).singleNodeValue, document.querySelectorAll('li.seat .tag').length]")
+        .await;
+    assert_eq!(
+        extra,
+        serde_json::json!([false, false, 5]),
+        "host, 3 × bot, you"
+    );
     b.screenshot("lobby").await;
     b.click("Start").await;
     b.wait_screen("game", 10).await;

@@ -199,6 +199,8 @@ export class RoomSession {
     const l = this.lobby;
     const link = `${location.origin}/r/${this.code}`;
     const bySeat = new Map(l.seats.map((s) => [s.index, s]));
+    // Every other seat a bot (Play solo): nobody can join, so no link, no ready flags.
+    const alone = this.seat !== null && l.seats.length >= this.maxPlayers && l.seats.every((s) => s.index === this.seat || s.bot);
     const seats = [];
     for (let i = 0; i < this.maxPlayers; i++) {
       const s = bySeat.get(i);
@@ -212,7 +214,7 @@ export class RoomSession {
         h('span', { class: 'name' }, s.name),
         s.host ? h('span', { class: 'tag', title: 'host' }, '\u265B host') : null,
         s.bot ? h('span', { class: 'tag' }, 'bot') : null,
-        s.ready ? h('span', { class: 'tag ok' }, 'ready') : h('span', { class: 'tag' }, 'not ready'),
+        alone ? null : s.ready ? h('span', { class: 'tag ok' }, 'ready') : h('span', { class: 'tag' }, 'not ready'),
         s.connected ? null : h('span', { class: 'tag warn' }, 'away'),
         i === this.seat ? h('span', { class: 'tag me' }, 'you') : null,
         this.host && s.bot ? h('button', { class: 'small', onclick: () => this.bot(() => api.removeBot(this.code, i)) }, 'Remove bot') : null));
@@ -226,14 +228,14 @@ export class RoomSession {
     show('lobby',
       h('section', { class: 'panel' },
         h('h1', {}, `Room ${this.code}`),
-        h('div', { class: 'field' }, h('label', { for: 'link' }, 'Room link'),
+        alone ? null : h('div', { class: 'field' }, h('label', { for: 'link' }, 'Room link'),
           h('div', { class: 'row' }, h('input', { id: 'link', readonly: true, value: link }),
             h('button', { class: 'small', onclick: () => copy(link) }, 'Copy'))),
         h('ul', { class: 'seats' }, seats),
         l.spectators.length ? h('p', { class: 'spectators' }, `Watching: ${l.spectators.map((s) => s.name).join(', ')}`) : null,
         h('div', { class: 'field' }, h('label', { for: 'level' }, 'Level'), picker),
         this.seat === null ? h('p', {}, 'You are watching: you get a seat when one frees up after a round.') : h('div', { class: 'row' },
-          h('button', { onclick: () => this.conn.send({ type: 'ready' }), 'aria-pressed': me_ && me_.ready ? 'true' : 'false' }, 'Ready'),
+          alone ? null : h('button', { onclick: () => this.conn.send({ type: 'ready' }), 'aria-pressed': me_ && me_.ready ? 'true' : 'false' }, 'Ready'),
           h('button', { class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': 'start-why', onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
           h('button', { onclick: () => this.leave() }, 'Leave')),
         this.seat === null ? null : h('p', { id: 'start-why', class: 'start-why' }, startWhy(l, this.host)),
