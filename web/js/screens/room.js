@@ -201,6 +201,7 @@ export class RoomSession {
     const bySeat = new Map(l.seats.map((s) => [s.index, s]));
     // Every other seat a bot (Play solo): nobody can join, so no link, no ready flags.
     const alone = this.seat !== null && l.seats.length >= this.maxPlayers && l.seats.every((s) => s.index === this.seat || s.bot);
+    const why = this.seat === null ? '' : startWhy(l, this.host);
     const seats = [];
     for (let i = 0; i < this.maxPlayers; i++) {
       const s = bySeat.get(i);
@@ -236,9 +237,9 @@ export class RoomSession {
         h('div', { class: 'field' }, h('label', { for: 'level' }, 'Level'), picker),
         this.seat === null ? h('p', {}, 'You are watching: you get a seat when one frees up after a round.') : h('div', { class: 'row' },
           alone ? null : h('button', { onclick: () => this.conn.send({ type: 'ready' }), 'aria-pressed': me_ && me_.ready ? 'true' : 'false' }, 'Ready'),
-          h('button', { class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': 'start-why', onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
+          h('button', { class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': why ? 'start-why' : null, onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
           h('button', { onclick: () => this.leave() }, 'Leave')),
-        this.seat === null ? null : h('p', { id: 'start-why', class: 'start-why' }, startWhy(l, this.host)),
+        why ? h('p', { id: 'start-why', class: 'start-why' }, why) : null,
         this.seat === null ? null : h('div', { class: 'row emotes' },
           Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', onclick: () => this.conn.send({ type: 'emote', id }) }, text)))));
   }
