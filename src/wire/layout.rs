@@ -50,6 +50,11 @@ pub struct LevelLayout {
     pub plates: u32,
     /// Tiles a second a cook walks (the client predicts its own cook with it).
     pub max_speed: f64,
+    /// Seconds an order stays open (the tickets and the announcements say it).
+    pub deadline_s: f64,
+    /// Each cart's looped waypoints, in tile coordinates (the cart's centre passes through
+    /// each tile's centre); the client draws the loop.
+    pub carts: Vec<Vec<[u16; 2]>>,
 }
 
 fn letter(kind: StationKind) -> char {
@@ -122,6 +127,12 @@ impl LevelLayout {
             time_limit_s: level.time_limit_s,
             plates: level.plates,
             max_speed: level.tuning.max_speed,
+            deadline_s: level.deadline_s,
+            carts: level
+                .carts
+                .iter()
+                .map(|path| path.iter().map(|&(x, y)| [x, y]).collect())
+                .collect(),
         }
     }
 }

@@ -1,6 +1,9 @@
 // Everything the kitchen is drawn with, in code: items by their wire short names (the same
 // names frames carry in `g` and `h`), stations by kind, cooks, hazards. Sizes are in tiles;
-// `ctx` is already scaled so that one tile is one unit.
+// `ctx` is already scaled so that one tile is one unit. Every dish and soup carries its
+// recipe's glyph letter (recipes.js), so dishes differ by more than colour.
+
+import { glyphOf } from './kitchen.js';
 
 /** Seat colours (Okabe–Ito: told apart with every common colour-vision deficiency), and a
  * shape per seat so cooks are told apart by more than colour. */
@@ -101,6 +104,20 @@ function bowl(ctx, x, y, s, color) {
   ctx.fill();
 }
 
+/** A recipe's glyph letter in a white disc with a dark ring, centred at (x, y). */
+export function drawGlyph(ctx, letter, x, y, r) {
+  circle(ctx, x, y, r, '#fff');
+  ctx.strokeStyle = '#222';
+  ctx.lineWidth = r * 0.22;
+  ctx.stroke();
+  ctx.fillStyle = '#111';
+  ctx.font = `bold ${r * 1.45}px sans-serif`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(letter, x, y + r * 0.08);
+  ctx.textBaseline = 'alphabetic';
+}
+
 /** Draws the item with this short name centred at (x, y), `s` tiles across. */
 export function drawItem(ctx, name, x, y, s = 1) {
   if (!name) return;
@@ -122,11 +139,16 @@ export function drawItem(ctx, name, x, y, s = 1) {
       const parts = recipe === 'garden_salad' ? ['lettuce', 'onion', 'tomato'] : ['lettuce', 'tomato'];
       parts.forEach((p, k) => chopped(ctx, p, x + (k - (parts.length - 1) / 2) * 0.13 * s, y, 0.6 * s));
     }
+    const g = glyphOf(name);
+    if (g) drawGlyph(ctx, g, x + 0.2 * s, y + 0.12 * s, 0.11 * s);
     return;
   }
   if (name.startsWith('soup_')) {
     const what = name.slice(5);
-    return bowl(ctx, x, y, s, what === 'burnt' ? '#1b1b1b' : SOUP[what] || '#c0392b');
+    bowl(ctx, x, y, s, what === 'burnt' ? '#1b1b1b' : SOUP[what] || '#c0392b');
+    const g = glyphOf(name);
+    if (g) drawGlyph(ctx, g, x + 0.18 * s, y + 0.1 * s, 0.1 * s);
+    return;
   }
   circle(ctx, x, y, 0.15 * s, '#999');
 }
@@ -137,8 +159,9 @@ export function drawRecipe(ctx, recipe, x, y, s = 1) {
 }
 
 function bar(ctx, x, y, w, share, color) {
-  rect(ctx, x, y, w, 0.1, 'rgba(0,0,0,0.45)');
-  rect(ctx, x + 0.02, y + 0.02, (w - 0.04) * Math.max(0, Math.min(1, share)), 0.06, color);
+  rect(ctx, x - 0.02, y - 0.02, w + 0.04, 0.16, '#111');
+  rect(ctx, x, y, w, 0.12, '#eee');
+  rect(ctx, x, y, w * Math.max(0, Math.min(1, share)), 0.12, color);
 }
 
 const POT_OF = (g) => {
@@ -148,8 +171,9 @@ const POT_OF = (g) => {
   return '#888';
 };
 
-/** Draws station `st` (a frame's `st` entry, or a layout station when there is no frame). */
-export function drawStation(ctx, st, now) {
+/** Draws station `st` (a frame's `st` entry, or a layout station when there is no frame);
+ * its bar and badge come later, from `drawStationTop`, above the cooks. */
+export function drawStation(ctx, st, now, reduced = false) {
   const { x, y } = st;
   const cx = x + 0.5;
   const cy = y + 0.5;
@@ -169,19 +193,12 @@ export function drawStation(ctx, st, now) {
     case 'stove': {
       rect(ctx, x + 0.1, y + 0.1, 0.8, 0.8, '#3b3b3b');
       const burning = st.s === 'burning';
-      circle(ctx, cx, cy, 0.3, burning && Math.floor(now / 200) % 2 ? '#e8590c' : '#555');
+      circle(ctx, cx, cy, 0.3, burning && (reduced || Math.floor(now / 200) % 2) ? '#e8590c' : '#555');
       circle(ctx, cx, cy, 0.25, '#888');
       const fill = POT_OF(st.g);
       if (fill) circle(ctx, cx, cy, 0.2, fill);
-      if (st.s === 'ready') {
-        ctx.strokeStyle = '#2fbf71';
-        ctx.lineWidth = 0.06;
-        ctx.beginPath();
-        ctx.moveTo(cx - 0.12, cy);
-        ctx.lineTo(cx - 0.03, cy + 0.1);
-        ctx.lineTo(cx + 0.14, cy - 0.1);
-        ctx.stroke();
-      }
+      const g = glyphOf(st.g);
+      if (g) drawGlyph(ctx, g, cx, cy, 0.12);
       break;
     }
     case 'prep':
@@ -225,11 +242,41 @@ export function drawStation(ctx, st, now) {
     default:
       break;
   }
-  if (st.p > 0 && st.p < 1 && st.k !== 'sink' && st.k !== 'spawn_shelf') {
-    bar(ctx, x + 0.1, y + 0.82, 0.8, st.p, st.s === 'burning' ? '#e8590c' : '#2fbf71');
-  } else if (st.k === 'sink' && st.p > 0) {
-    bar(ctx, x + 0.1, y + 0.82, 0.8, st.p, '#56B4E9');
+}
+
+/** A word on a rounded badge: light text on a dark-ringed coloured plate, readable on any floor. */
+export function drawBadge(ctx, text, x, y, fill, size = 0.24) {
+  ctx.font = `bold ${size}px sans-serif`;
+  const w = ctx.measureText(text).width + size * 0.8;
+  const h = size * 1.35;
+  ctx.beginPath();
+  if (ctx.roundRect) ctx.roundRect(x - w / 2, y - h / 2, w, h, h / 2);
+  else ctx.rect(x - w / 2, y - h / 2, w, h);
+  ctx.fillStyle = fill;
+  ctx.fill();
+  ctx.lineWidth = size * 0.18;
+  ctx.strokeStyle = '#111';
+  ctx.stroke();
+  ctx.fillStyle = '#fff';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, x, y + size * 0.05);
+  ctx.textBaseline = 'alphabetic';
+}
+
+/** What sits on top of a station, drawn after the cooks so no cook covers it: its progress
+ * bar (chopping, washing, filling and cooking a pot, burning) along the top of the tile,
+ * and the pot's `ready` / `burning` badge above it. */
+export function drawStationTop(ctx, st) {
+  const { x, y } = st;
+  const top = y + 0.04;
+  if (st.k === 'sink' && st.p > 0) {
+    bar(ctx, x + 0.1, top, 0.8, st.p, '#56B4E9');
+  } else if (st.p > 0 && st.p < 1 && st.k !== 'spawn_shelf') {
+    bar(ctx, x + 0.1, top, 0.8, st.p, st.s === 'burning' ? '#e8590c' : '#2fbf71');
   }
+  if (st.k === 'stove' && st.s === 'ready') drawBadge(ctx, 'ready', x + 0.5, y - 0.12, '#1e7d46');
+  if (st.k === 'stove' && st.s === 'burning') drawBadge(ctx, 'burning!', x + 0.5, y - 0.12, '#c92a2a');
 }
 
 export function drawSeatMark(ctx, seat, x, y, r) {
@@ -256,7 +303,7 @@ const FACE = [[0, -1], [1, 0], [0, 1], [-1, 0]];
 
 /** A cook at (x, y) (tile units): body in its seat colour with the seat's mark, facing
  * hand, what it carries, its name; a ghost while its player is away. */
-export function drawCook(ctx, cook, { name, me, now }) {
+export function drawCook(ctx, cook, { me, now, reduced = false }) {
   const seat = cook.pi ?? 0;
   const { color } = SEATS[seat % 4];
   const ghost = cook.s === 'disconnected';
@@ -278,25 +325,33 @@ export function drawCook(ctx, cook, { name, me, now }) {
   if (cook.s === 'stunned') {
     ctx.fillStyle = '#ffd43b';
     for (let k = 0; k < 3; k++) {
-      const a = now / 150 + (k * Math.PI * 2) / 3;
+      const a = (reduced ? 0 : now / 150) + (k * Math.PI * 2) / 3;
       circle(ctx, cook.x + Math.cos(a) * 0.3, cook.y - 0.4 + Math.sin(a) * 0.08, 0.06, '#ffd43b');
     }
   }
   ctx.restore();
-  ctx.font = 'bold 0.26px sans-serif';
+}
+
+/** A cook's name above it: white on a round-joined dark outline (no miter spikes), `size`
+ * tiles high (the renderer keeps it at a readable number of pixels). */
+export function drawCookLabel(ctx, cook, name, size = 0.26) {
+  const label = cook.s === 'disconnected' ? `${name} (away)` : name;
+  ctx.font = `bold ${size}px sans-serif`;
   ctx.textAlign = 'center';
-  ctx.lineWidth = 0.06;
-  ctx.strokeStyle = 'rgba(0,0,0,0.7)';
-  const label = ghost ? `${name} (away)` : name;
-  ctx.strokeText(label, cook.x, cook.y - 0.48);
+  ctx.lineJoin = 'round';
+  ctx.lineWidth = size * 0.28;
+  ctx.strokeStyle = 'rgba(0,0,0,0.85)';
+  const y = cook.y - 0.44;
+  ctx.strokeText(label, cook.x, y);
   ctx.fillStyle = '#fff';
-  ctx.fillText(label, cook.x, cook.y - 0.48);
+  ctx.fillText(label, cook.x, y);
+  ctx.lineJoin = 'miter';
 }
 
 /** A hazard (a frame's `hz` entry). */
-export function drawHazard(ctx, hz, now) {
+export function drawHazard(ctx, hz, now, reduced = false) {
   if (hz.t === 'fire') {
-    const flick = Math.sin(now / 90 + hz.x * 3) * 0.06;
+    const flick = reduced ? 0 : Math.sin(now / 90 + hz.x * 3) * 0.06;
     for (const [dx, h, c] of [[-0.2, 0.5, '#e8590c'], [0.15, 0.6, '#f08c00'], [0, 0.75 + flick, '#ffd43b']]) {
       ctx.fillStyle = c;
       ctx.beginPath();

@@ -1,17 +1,21 @@
 // What the events of a frame look like: a served dish pops its points, a denied press
-// shakes with its reason (your own shakes the screen), burnt / slipped / bumped / fire out
+// says its reason in words (your own also shakes the screen, unless reduced motion is asked
+// for, and marks the station you aimed at), burnt / slipped / bumped / fire out
 // float up where they happened, emotes are bubbles over the cook, a missed order and a rush
 // are banners. Events arrive in frames (`e` entries, short keys) and `ev` batches
 // (`{kind, x, y, payload}`); both become the same effects.
 
+import { deniedWords } from './kitchen.js';
+
+/** A denied press's reason in plain words (without the station's context). */
 export const REASONS = {
-  no_station: 'nothing there',
-  hands_full: 'hands full',
-  wrong_item: 'wrong item',
-  no_order: 'no order wants that',
-  blocked: 'on fire!',
-  busy: 'busy',
-  stunned: 'stunned!',
+  no_station: deniedWords('no_station'),
+  hands_full: deniedWords('hands_full'),
+  wrong_item: deniedWords('wrong_item'),
+  no_order: deniedWords('no_order'),
+  blocked: deniedWords('blocked'),
+  busy: deniedWords('busy'),
+  stunned: deniedWords('stunned'),
 };
 
 export const EMOTES = {
@@ -34,13 +38,16 @@ export class Effects {
     this.banners = []; // {text, born, life}
     this.shakeUntil = 0;
     this.toasts = []; // {text, born}
+    this.reduced = false; // prefers-reduced-motion: no shake, no drift
+    this.mark = null; // {x, y, until}: the station your own denied press was aimed at
   }
 
   /**
    * Adds the effects of one event. `cooks` maps a player id to its current position;
-   * `me` is the viewer's player id.
+   * `me` is the viewer's player id; `why` (optional) the words of your own denied press,
+   * with `aim` the station tile it was aimed at.
    */
-  add(e, now, me, cooks) {
+  add(e, now, me, cooks, why = null, aim = null) {
     const at = (dx = 0.5, dy = 0.3) => ({ x: e.x + dx, y: e.y + dy });
     const cookAt = () => {
       const c = cooks.get(e.i);
@@ -54,8 +61,14 @@ export class Effects {
         if ((e.stk ?? 0) >= 3) pop(`streak ${e.stk}!`, '#ffd43b', at(0.5, -0.2), 1400);
         break;
       case 'denied':
-        pop(REASONS[e.r] || e.r || 'no', '#ff6b6b', cookAt());
-        if (e.i === me) this.shakeUntil = now + 250;
+        if (e.i === me && me) {
+          pop(why || REASONS[e.r] || e.r || 'no', '#ff8787', cookAt(), 1800);
+          this.list[this.list.length - 1].mine = true;
+          if (!this.reduced) this.shakeUntil = now + 250;
+          if (aim) this.mark = { x: aim.x, y: aim.y, until: now + 900 };
+        } else {
+          pop(REASONS[e.r] || e.r || 'no', '#ff6b6b', cookAt());
+        }
         break;
       case 'burnt':
         pop('burnt!', '#e8590c', at());
@@ -114,7 +127,7 @@ export class Effects {
 
   /** The screen's shake at `now`, in tiles. */
   shake(now) {
-    if (now >= this.shakeUntil) return 0;
+    if (this.reduced || now >= this.shakeUntil) return 0;
     return Math.sin(now / 18) * 0.08;
   }
 }

@@ -1,14 +1,19 @@
 // A kitchen being watched or played: frames merged into a view, other cooks interpolated,
 // your own cook predicted, inputs sent, events turned into effects, and a draw per display
 // frame. Live play and watching use it with a connection; the replay viewer uses the same
-// renderer with recorded frames.
+// renderer with recorded frames. It also keeps the highlight of the station your cook will
+// act on (from the predicted position and facing, by the sim's rule), the polite live region
+// that says what happens in words, and the recipe key (R or ?).
 
+import { Announcer } from './announce.js';
 import { Controls } from './controls.js';
 import { Effects, fromEventWire } from './effects.js';
 import { InputSender } from './input.js';
 import { Interpolator } from './interp.js';
+import { deniedWords, facedTile, stationAt } from './kitchen.js';
 import { applyFrame } from './merge.js';
 import { Mover, Predictor, obstacles, quantize } from './predict.js';
+import { RecipeKey } from './recipekey.js';
 import { Renderer } from './render.js';
 
 export class Game {
@@ -43,7 +48,14 @@ export class Game {
     this.running = false;
     this.over = false;
     this.drawnMine = null; // where your cook was last drawn (tile units)
+    this.face = null; // your cook's facing, predicted (0-3)
+    this.highlight = null; // {x, y, k}: the station your cook will act on
+    this.canvas = canvas;
+    this.announcer = new Announcer(touchRoot);
+    this.recipeKey = new RecipeKey(touchRoot, layout);
     window.__game = this; // a handle for the browser tests and for looking around in the console
+    window.__uc = window.__uc || {};
+    window.__uc.highlight = null;
   }
 
   /** A new connection: the input `seq` starts over and the next frame is a full one. */
@@ -63,16 +75,29 @@ export class Game {
       const y = Math.round(mine.y * 1000);
       if (mine.s === 'stunned' || mine.s === 'disconnected' || raw.full && !this.predictor.pos) {
         this.predictor.reset(x, y, now);
+        this.face = mine.f;
       } else {
         this.predictor.reconcile(x, y, now, this.rtt());
       }
     }
+    if (this.face === null && mine) this.face = mine.f;
     const cooks = this.interp.sample(now);
     for (const e of raw.e || []) {
       if (e.k === 'resync' && e.i === this.me && this.sender) this.sender.resync(e.seq);
       if (e.k === 'round_end') this.over = true; // no more inputs: the round is decided
-      this.effects.add(e, now, this.me, cooks);
+      if (e.k === 'denied' && e.i === this.me && mine) {
+        // Words that fit the station aimed at and what the cook held.
+        const aim = facedTile(mine.x, mine.y, mine.f);
+        const st = stationAt(this.view.st, aim.x, aim.y);
+        const why = deniedWords(e.r, st, mine.h);
+        this.effects.add(e, now, this.me, cooks, why, st ? aim : null);
+        this.announcer.denied(why);
+        window.__uc.denied = why;
+      } else {
+        this.effects.add(e, now, this.me, cooks);
+      }
     }
+    this.announcer.frame(this.view, raw.e || [], this.layout);
     this.onView(this.view);
   }
 
@@ -101,6 +126,8 @@ export class Game {
   stop() {
     this.running = false;
     if (this.controls) this.controls.destroy();
+    this.recipeKey.destroy();
+    this.announcer.destroy();
   }
 
   /** One display frame: inputs out, prediction forward, everything drawn. */
@@ -113,13 +140,23 @@ export class Game {
       const others = obstacles(this.view.p, cooks, this.me); // a ghost blocks nobody
       const intent = mine.s === 'stunned' ? { x: 0, y: 0 } : quantize(held.x, held.y);
       this.predictor.advance(now, intent, others);
+      if (intent.x || intent.y) this.face = facing(intent);
+      const f = this.face ?? mine.f;
       const drawn = this.predictor.drawn(now);
       if (drawn) {
-        const f = intent.x || intent.y ? facing(intent) : cooks.get(this.me)?.f ?? mine.f;
         this.drawnMine = { x: drawn.x / 1000, y: drawn.y / 1000, f };
         cooks.set(this.me, this.drawnMine);
       }
+      // The press target, as the sim finds it: from the predicted position's tile.
+      const pos = this.predictor.pos;
+      const aim = pos ? facedTile(pos.x, pos.y, f, 1000) : null;
+      const st = aim && stationAt(this.layout.stations, aim.x, aim.y);
+      this.highlight = st ? { x: st.x, y: st.y, k: st.k } : null;
+    } else if (this.over || !mine) {
+      this.highlight = null;
     }
+    window.__uc.highlight = this.highlight;
+    this.canvas.dataset.highlight = this.highlight ? `${this.highlight.x},${this.highlight.y}` : '';
     const names = this.names();
     this.renderer.draw({
       view: this.view,
@@ -128,6 +165,7 @@ export class Game {
       nameOf: (p) => names.get(p.pi) || p.i,
       effects: this.effects,
       countdown: this.countdown,
+      highlight: this.highlight,
       now,
     });
   }
