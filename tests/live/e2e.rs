@@ -348,3 +348,307 @@ async fn three_rounds_in_a_row_each_show_their_own_game() {
     assert_eq!(server.replays().len(), 3, "three rounds were played");
     server.stop().await;
 }
+
+// ---- The kitchen view: the highlight, denied reasons, tickets, the recipe key, reduced
+// motion, the camera and minimap of a big kitchen. Helpers here are this block's own. ----
+
+/// A level folder holding one shipped level as the first of its campaign (so a new player
+/// may pick it), its text passed through `edit`.
+fn kitchen_level_dir(file: &str, edit: &dyn Fn(String) -> String) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("uc-kitchen-{}-{file}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("levels")
+        .join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("order = ") {
+                "order = 1\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(dir.join(file), edit(text)).unwrap();
+    dir
+}
+
+/// Waits until the round is on and your cook is drawn (past the countdown).
+async fn kitchen_round_on(b: &Browser) {
+    b.wait_screen("game", 15).await;
+    b.wait_until(
+        "/Score/.test(document.getElementById('score').textContent) && window.__game && window.__game.drawnMine && window.__game.countdown === null",
+        15,
+    )
+    .await;
+}
+
+/// Creates a room alone, picks `level` and starts the round.
+async fn kitchen_start_alone(b: &Browser, level: &str) {
+    b.goto("/").await;
+    b.wait_screen("home", 10).await;
+    b.fill("Name", "Ann").await;
+    b.click("Create room").await;
+    b.wait_screen("lobby", 10).await;
+    b.wait_until(
+        &format!("document.querySelector('#level option[value=\"{level}\"]')"),
+        10,
+    )
+    .await;
+    b.client
+        .find(fantoccini::Locator::Css("#level"))
+        .await
+        .unwrap()
+        .select_by_value(level)
+        .await
+        .unwrap();
+    start_when_ready(b).await;
+    kitchen_round_on(b).await;
+}
+
+/// Holds a key (a keydown on the page, as the keyboard sends it) until `until` (a JS
+/// expression; `m` is your cook as drawn, in tiles) holds or 4 s pass, then lets go.
+async fn kitchen_walk(b: &Browser, code: &str, until: &str) {
+    b.eval(&format!(
+        "(() => {{ window.__walked = false; window.dispatchEvent(new KeyboardEvent('keydown', {{code: '{code}'}}));
+           const t0 = performance.now();
+           (function f() {{ const m = window.__game && window.__game.drawnMine;
+             if ((m && ({until})) || performance.now() - t0 > 4000) {{
+               window.dispatchEvent(new KeyboardEvent('keyup', {{code: '{code}'}})); window.__walked = true; return; }}
+             requestAnimationFrame(f); }})(); return 1; }})()"
+    ))
+    .await;
+    b.wait_until("window.__walked", 6).await;
+}
+
+/// A press of the act key (Space).
+async fn kitchen_press(b: &Browser) {
+    b.eval("(window.dispatchEvent(new KeyboardEvent('keydown', {code: 'Space'})), window.dispatchEvent(new KeyboardEvent('keyup', {code: 'Space'})), 1)")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_station_your_cook_faces_is_highlighted_and_a_denied_press_says_why() {
+    if !browser::available() {
+        return;
+    }
+    // Given a room of one on the open kitchen (shelves at (1,1) and (1,5), stoves at (4,5)
+    // and (6,5)), with its cook on spawn (2,3).
+    let mut server = server::start_solo(&[]).await;
+    let b = Browser::open(&base(&server), 1280, 800).await;
+    kitchen_start_alone(&b, "01_open_kitchen").await;
+    let highlight = "document.getElementById('kitchen').dataset.highlight";
+
+    // Walking into the corner above the lower shelf: the shelf in front is highlighted.
+    kitchen_walk(&b, "ArrowLeft", "m.x < 1.6").await;
+    kitchen_walk(&b, "ArrowDown", "m.y > 4.5").await;
+    b.wait_until(&format!("{highlight} === '1,5'"), 5).await;
+    assert_eq!(
+        b.eval("window.__uc.highlight.k").await,
+        "spawn_shelf",
+        "the highlight names the shelf"
+    );
+    // Along to the stove's column facing right (floor ahead): no highlight; then turning to
+    // face down: the stove.
+    kitchen_walk(&b, "ArrowRight", "m.x > 4.4").await;
+    b.wait_until(&format!("{highlight} === ''"), 5).await;
+    kitchen_walk(&b, "ArrowDown", "window.__uc.highlight").await;
+    b.wait_until(&format!("{highlight} === '4,5'"), 5).await;
+    assert_eq!(b.eval("window.__uc.highlight.k").await, "stove");
+    b.screenshot("game-highlight").await;
+
+    // Facing the floor, a press is denied: its reason is drawn by the cook and said in the
+    // live region.
+    kitchen_walk(&b, "ArrowRight", "m.x > 4.6").await;
+    b.wait_until(&format!("{highlight} === ''"), 5).await;
+    kitchen_press(&b).await;
+    b.wait_until(
+        "window.__game.effects.list.some((f) => f.mine && f.text === 'nothing here')",
+        5,
+    )
+    .await;
+    b.wait_until(
+        "document.getElementById('announce').textContent.includes('nothing here')",
+        5,
+    )
+    .await;
+    assert_eq!(
+        b.eval("document.getElementById('announce').getAttribute('aria-live')")
+            .await,
+        "polite"
+    );
+    b.screenshot("game-denied").await;
+
+    // The ticket names its recipe, and the new order was said with its time.
+    b.wait_until(
+        "(window.__uc.tickets || []).some((t) => t.startsWith('Tomato soup'))",
+        10,
+    )
+    .await;
+    b.wait_until(
+        "window.__game.announcer.said.some((s) => s.includes('New order: Tomato soup, 60 s'))",
+        10,
+    )
+    .await;
+    // The recipe key: the HUD button opens it, R closes it.
+    b.click("Recipes (R)").await;
+    b.wait_until(
+        "!document.getElementById('recipe-key').hidden && document.getElementById('recipe-key').textContent.includes('Tomato soup: 3 tomato (chopped, cooked)')",
+        5,
+    )
+    .await;
+    b.screenshot("game-recipe-key").await;
+    b.eval("(window.dispatchEvent(new KeyboardEvent('keydown', {code: 'KeyR', key: 'r'})), 1)")
+        .await;
+    b.wait_until("document.getElementById('recipe-key').hidden", 5)
+        .await;
+
+    let errors = b.page_errors().await;
+    assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    b.close().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reduced_motion_keeps_the_screen_still_on_a_denied_press() {
+    if !browser::available() {
+        return;
+    }
+    let mut server = server::start_solo(&[]).await;
+    let b = Browser::open(&base(&server), 1024, 700).await;
+    kitchen_start_alone(&b, "01_open_kitchen").await;
+    // `prefers-reduced-motion: reduce` as the page's matchMedia answers it (the renderer
+    // asks every frame), switched by `__reduce`; the largest shake drawn since reset.
+    b.eval(
+        "(() => { const orig = window.matchMedia.bind(window); window.__reduce = true;
+           window.matchMedia = (q) => /reduced-motion/.test(q)
+             ? { matches: window.__reduce, media: q, addEventListener() {}, removeEventListener() {} } : orig(q);
+           window.__shakeMax = 0;
+           (function f() { window.__shakeMax = Math.max(window.__shakeMax, Math.abs(window.__uc.shakePx || 0)); requestAnimationFrame(f); })();
+           return 1; })()",
+    )
+    .await;
+    // Facing the wall on the left, a press is denied.
+    kitchen_walk(&b, "ArrowLeft", "m.x < 1.6").await;
+    b.wait_until(
+        "document.getElementById('kitchen').dataset.highlight === ''",
+        5,
+    )
+    .await;
+    kitchen_press(&b).await;
+    b.wait_until("window.__uc.denied === 'nothing here'", 5)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(
+        b.eval("window.__shakeMax").await,
+        0,
+        "reduced motion: no shake"
+    );
+    // The same press without reduced motion shakes the screen.
+    b.eval("(window.__reduce = false, window.__uc.denied = null, window.__shakeMax = 0, 1)")
+        .await;
+    kitchen_press(&b).await;
+    b.wait_until("window.__uc.denied === 'nothing here'", 5)
+        .await;
+    b.wait_until("window.__shakeMax > 0", 3).await;
+    let errors = b.page_errors().await;
+    assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    b.close().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_grand_hall_follows_your_cook_with_a_minimap() {
+    if !browser::available() {
+        return;
+    }
+    let dir = kitchen_level_dir("10_grand_hall.toml", &|t| t);
+    let mut server = server::start_levels(&dir, &[]).await;
+    let b = Browser::open(&base(&server), 1280, 800).await;
+    kitchen_start_alone(&b, "10_grand_hall").await;
+    // Too big to show whole at a readable size: a camera and a minimap.
+    let camera = b.eval("window.__uc.camera").await;
+    assert_eq!(camera["follows"], true, "{camera}");
+    assert_eq!(camera["minimap"], true, "{camera}");
+    assert!(camera["tile"].as_f64().unwrap() >= 40.0, "{camera}");
+    // Walking right for a while, your cook stays on screen every frame.
+    b.eval(
+        "(() => { window.__inView = 0; window.__outOfView = 0; const t0 = performance.now();
+           (function f() { const m = window.__game.drawnMine, v = window.__uc.camera.view;
+             if (m.x > v.x0 + 0.3 && m.x < v.x1 - 0.3 && m.y > v.y0 + 0.3 && m.y < v.y1 - 0.3) window.__inView++; else window.__outOfView++;
+             if (performance.now() - t0 < 2500) requestAnimationFrame(f); })(); return 1; })()",
+    )
+    .await;
+    let start = b.eval("window.__game.drawnMine.x").await.as_f64().unwrap();
+    kitchen_walk(&b, "ArrowRight", "false").await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let end = b.eval("window.__game.drawnMine.x").await.as_f64().unwrap();
+    assert!(end - start > 5.0, "the cook walked from x {start} to {end}");
+    let seen = b.eval("[window.__inView, window.__outOfView]").await;
+    assert!(seen[0].as_u64().unwrap() > 30, "{seen}");
+    assert_eq!(seen[1], 0, "frames with your cook off screen: {seen}");
+    // The carts' routes come with the layout (the renderer draws them).
+    let (status, layout) =
+        server::http(server.addr, "GET", "/api/levels/10_grand_hall", None, &[]).await;
+    assert_eq!(status, 200);
+    assert_eq!(layout["carts"].as_array().map(|c| c.len()), Some(2));
+    b.screenshot("game-level10").await;
+    let errors = b.page_errors().await;
+    assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    b.close().await;
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
+    if !browser::available() {
+        return;
+    }
+    // Level 1 with three bots, mid-round.
+    let dir1 = kitchen_level_dir("01_first_kitchen.toml", &|t| t);
+    let mut server = server::start_levels(&dir1, &[]).await;
+    let b = Browser::open(&base(&server), 1280, 800).await;
+    b.goto("/").await;
+    b.wait_screen("home", 10).await;
+    b.fill("Name", "Ann").await;
+    b.click("Play solo").await;
+    start_when_ready(&b).await;
+    kitchen_round_on(&b).await;
+    b.wait_until(
+        "window.__game.view.o.length > 0 && window.__game.view.st.some((s) => s.p > 0)",
+        40,
+    )
+    .await;
+    b.screenshot("game-level01").await;
+    b.close().await;
+    server.stop().await;
+
+    // Dinner Rush with its first rush moved to 3 s: a rush order's ticket says its bonus.
+    let dir7 = kitchen_level_dir("07_dinner_rush.toml", &|t| {
+        t.replace("rush_at_s = [40, 100]", "rush_at_s = [3, 100]")
+    });
+    let mut server = server::start_levels(&dir7, &[]).await;
+    let b = Browser::open(&base(&server), 1280, 800).await;
+    b.goto("/").await;
+    b.wait_screen("home", 10).await;
+    b.fill("Name", "Ann").await;
+    b.click("Play solo").await;
+    start_when_ready(&b).await;
+    kitchen_round_on(&b).await;
+    b.wait_until(
+        "(window.__uc.tickets || []).some((t) => t.endsWith(' rush'))",
+        40,
+    )
+    .await;
+    b.screenshot("game-level07").await;
+    let errors = b.page_errors().await;
+    assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+    b.close().await;
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir1);
+    let _ = std::fs::remove_dir_all(&dir7);
+}

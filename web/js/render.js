@@ -333,6 +333,7 @@ export class Renderer {
     ctx.fillRect(0, 0, w, ORDERS_PX * u);
     const base = new Map((this.layout.recipes || []).map((r) => [r.id, r.points]));
     const deadline = this.layout.deadline_s || 0;
+    const tickets = []; // what each ticket says, for the browser tests
     view.o.forEach((o, k) => {
       const x = gap + k * (cw + gap);
       const r = recipe(o.r);
@@ -353,6 +354,7 @@ export class Renderer {
         ctx.font = `bold ${size * u}px sans-serif`;
       }
       ctx.fillText(r.name, x + 42 * u, top + 15 * u);
+      tickets.push(`${r.name} ${o.pts}${o.pts > (base.get(o.r) ?? o.pts) ? ' rush' : ''}`);
       ctx.textAlign = 'right';
       ctx.font = `bold ${14 * u}px sans-serif`;
       ctx.fillText(`${o.pts}`, x + cw - 5 * u, top + 15 * u);
@@ -381,7 +383,10 @@ export class Renderer {
       if (bonus > 0) {
         ctx.save();
         ctx.setTransform(u, 0, 0, u, 0, 0);
-        drawBadge(ctx, `+${bonus}% rush`, (x + cw) / u - 30, (top + 32 * u) / u, '#b35c00', 10);
+        const text = `+${bonus}% rush`;
+        ctx.font = 'bold 10px sans-serif';
+        const bw = ctx.measureText(text).width + 8;
+        drawBadge(ctx, text, (x + cw) / u - 5 - bw / 2, (top + 32 * u) / u, '#b35c00', 10);
         ctx.restore();
       }
       const l = Math.max(0, Math.min(1, o.l));
@@ -396,6 +401,7 @@ export class Renderer {
       ctx.fillStyle = l > 0.5 ? '#2f9e44' : l > 0.25 ? '#e8590c' : '#c92a2a';
       ctx.fillRect(x + 4 * u, top + 55 * u, (cw - 8 * u) * l, 7 * u);
     });
+    window.__uc.tickets = tickets;
   }
 
   banner(ctx, text, x, y, color, dpr) {
