@@ -11,9 +11,10 @@ import { recipe } from './recipes.js';
 export class Announcer {
   /**
    * @param {HTMLElement|null} root where the live region goes (none: sentences are only kept)
-   * @param {{gapMs?: number, keep?: number}} o
+   * @param {{gapMs?: number, keep?: number, clock?: () => number}} o
    */
-  constructor(root, { gapMs = 1500, keep = 3 } = {}) {
+  constructor(root, { gapMs = 1500, keep = 3, clock = () => performance.now() } = {}) {
+    this.clock = clock;
     this.gapMs = gapMs;
     this.keep = keep;
     this.queue = [];
@@ -35,14 +36,14 @@ export class Announcer {
   }
 
   /** Queues a sentence; it is said with the others of its moment. */
-  say(text, now = performance.now()) {
+  say(text, now = this.clock()) {
     if (!text || this.queue.includes(text)) return;
     this.queue.push(text);
     while (this.queue.length > this.keep) this.queue.shift();
     this.flush(now);
   }
 
-  flush(now = performance.now()) {
+  flush(now = this.clock()) {
     if (!this.queue.length) return;
     const wait = this.saidAt + this.gapMs - now;
     if (wait > 0) {

@@ -179,10 +179,11 @@ export class Renderer {
     if (highlight) this.drawHighlight(ctx, highlight, effects && effects.mark, now);
     if (effects) this.drawEffects(ctx, effects, now, label, reduced);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    if (!whole) this.drawMinimap(ctx, view, cooks, me, rect, w, dpr);
+    // The minimap's left edge: the rush banner keeps to the left of it.
+    const room = whole ? w : this.drawMinimap(ctx, view, cooks, me, rect, w, dpr) - 8 * dpr;
     if (view) this.drawOrders(ctx, view, w, dpr);
     const rush = view && view.hz.find((z) => z.t === 'rush');
-    if (rush) this.banner(ctx, `RUSH ${Math.ceil(rush.l)} s: orders pay +50%`, w / 2, ORDERS_PX * dpr + 28 * dpr, '#ffd43b', dpr);
+    if (rush) this.banner(ctx, `RUSH ${Math.ceil(rush.l)} s: orders pay +50%`, room / 2, ORDERS_PX * dpr + 28 * dpr, '#ffd43b', dpr, room - 8 * dpr);
     if (effects) {
       effects.banners.forEach((b, k) => this.banner(ctx, b.text, w / 2, h / 2 - 60 * dpr + k * 40 * dpr, b.color, dpr));
       effects.toasts.forEach((t, k) => this.banner(ctx, t.text, w / 2, h - 40 * dpr - k * 36 * dpr, '#ffd43b', dpr));
@@ -259,7 +260,7 @@ export class Renderer {
   }
 
   /** The whole kitchen small in the top-right corner: cooks by seat colour and shape (yours
-   * ringed), fires, carts, and the rectangle the screen shows. */
+   * ringed), fires, carts, and the rectangle the screen shows. Returns its left edge. */
   drawMinimap(ctx, view, cooks, me, rect, w, dpr) {
     const L = this.layout;
     const size = Math.round(Math.min(170 * dpr, w * 0.3));
@@ -319,6 +320,7 @@ export class Renderer {
       drawSeatMark(ctx, seat, at.x, at.y, r * 0.5);
     }
     ctx.restore();
+    return mx - 3 * dpr;
   }
 
   /** The order tickets: the recipe's name, its dish (with its glyph), each ingredient with
@@ -339,35 +341,39 @@ export class Renderer {
       const r = recipe(o.r);
       ctx.fillStyle = '#fffaf0';
       ctx.fillRect(x, top, cw, ch);
+      // A narrow ticket (a phone, many orders) keeps the name, the icons and the points.
+      const compact = cw < 150 * u;
+      const left = x + (compact ? 30 : 44) * u;
       ctx.save();
-      const s = 54 * u;
-      ctx.setTransform(s, 0, 0, s, x + 22 * u, top + 26 * u);
+      const s = (compact ? 38 : 54) * u;
+      ctx.setTransform(s, 0, 0, s, x + (compact ? 15 : 22) * u, top + 26 * u);
       drawRecipe(ctx, o.r, 0, 0, 1);
       ctx.restore();
-      ctx.textAlign = 'left';
+      ctx.textAlign = 'right';
       ctx.fillStyle = '#1a1a1a';
+      ctx.font = `bold ${14 * u}px sans-serif`;
+      ctx.fillText(`${o.pts}`, x + cw - 5 * u, top + 15 * u);
+      const ptsW = ctx.measureText(`${o.pts}`).width + 9 * u;
+      ctx.textAlign = 'left';
       let size = 13;
       ctx.font = `bold ${size * u}px sans-serif`;
-      const room = cw - 44 * u - 32 * u;
+      const room = x + cw - ptsW - left;
       while (size > 9 && ctx.measureText(r.name).width > room) {
         size -= 1;
         ctx.font = `bold ${size * u}px sans-serif`;
       }
-      ctx.fillText(r.name, x + 42 * u, top + 15 * u);
-      tickets.push(`${r.name} ${o.pts}${o.pts > (base.get(o.r) ?? o.pts) ? ' rush' : ''}`);
-      ctx.textAlign = 'right';
-      ctx.font = `bold ${14 * u}px sans-serif`;
-      ctx.fillText(`${o.pts}`, x + cw - 5 * u, top + 15 * u);
-      // Ingredients: the chopped piece, its count, then the step in words.
-      ctx.textAlign = 'left';
-      let ix = x + 44 * u;
+      ctx.fillText(r.name, left - 2 * u, top + 15 * u, room);
+      const bonus = base.has(o.r) && o.pts > base.get(o.r) ? Math.round((o.pts / base.get(o.r) - 1) * 100) : 0;
+      tickets.push(`${r.name} ${o.pts}${bonus > 0 ? ' rush' : ''}`);
+      // Ingredients: each one's picture and count, then the steps (recipes.js) in words.
+      let ix = left;
       for (const p of r.parts) {
         ctx.save();
         const is = 44 * u;
         ctx.setTransform(is, 0, 0, is, ix + 8 * u, top + 30 * u);
         drawItem(ctx, `${p.ing}_raw`, 0, 0, 1);
         ctx.restore();
-        ix += 18 * u;
+        ix += (compact ? 14 : 18) * u;
         if (p.n > 1) {
           ctx.fillStyle = '#1a1a1a';
           ctx.font = `bold ${11 * u}px sans-serif`;
@@ -375,22 +381,23 @@ export class Renderer {
           ix += 16 * u;
         }
       }
-      ctx.fillStyle = '#4a4036';
-      ctx.font = `${10.5 * u}px sans-serif`;
-      const steps = r.kind === 'soup' ? 'chop, then cook' : r.kind === 'salad' ? 'chop, then plate' : '';
-      ctx.fillText(steps, x + 44 * u, top + 50 * u);
-      const bonus = base.has(o.r) && o.pts > base.get(o.r) ? Math.round((o.pts / base.get(o.r) - 1) * 100) : 0;
+      if (!compact) {
+        ctx.fillStyle = '#4a4036';
+        ctx.font = `${10.5 * u}px sans-serif`;
+        const steps = [...new Set(r.parts.map((p) => p.step))].join('; ');
+        ctx.fillText(r.kind === 'salad' ? `${steps}, plated` : steps, left, top + 50 * u, cw - (deadline > 0 ? 70 : 48) * u);
+      }
       if (bonus > 0) {
         ctx.save();
         ctx.setTransform(u, 0, 0, u, 0, 0);
-        const text = `+${bonus}% rush`;
+        const text = compact ? `+${bonus}%` : `+${bonus}% rush`;
         ctx.font = 'bold 10px sans-serif';
         const bw = ctx.measureText(text).width + 8;
-        drawBadge(ctx, text, (x + cw) / u - 5 - bw / 2, (top + 32 * u) / u, '#b35c00', 10);
+        drawBadge(ctx, text, (x + cw) / u - 5 - bw / 2, (top + (compact ? 46 : 32) * u) / u, '#b35c00', 10);
         ctx.restore();
       }
       const l = Math.max(0, Math.min(1, o.l));
-      if (deadline > 0) {
+      if (deadline > 0 && !(compact && bonus > 0)) {
         ctx.textAlign = 'right';
         ctx.fillStyle = '#1a1a1a';
         ctx.font = `bold ${10.5 * u}px sans-serif`;
@@ -404,15 +411,15 @@ export class Renderer {
     window.__uc.tickets = tickets;
   }
 
-  banner(ctx, text, x, y, color, dpr) {
+  banner(ctx, text, x, y, color, dpr, maxWidth = undefined) {
     ctx.font = `bold ${22 * dpr}px sans-serif`;
     ctx.textAlign = 'center';
     ctx.lineJoin = 'round';
     ctx.lineWidth = 5 * dpr;
     ctx.strokeStyle = 'rgba(0,0,0,0.75)';
-    ctx.strokeText(text, x, y);
+    ctx.strokeText(text, x, y, maxWidth);
     ctx.fillStyle = color;
-    ctx.fillText(text, x, y);
+    ctx.fillText(text, x, y, maxWidth);
     ctx.lineJoin = 'miter';
   }
 }
