@@ -336,6 +336,12 @@ export class Renderer {
     const base = new Map((this.layout.recipes || []).map((r) => [r.id, r.points]));
     const deadline = this.layout.deadline_s || 0;
     const tickets = []; // what each ticket says, for the browser tests
+    if (!view.o.length) {
+      ctx.fillStyle = '#d8cbb8';
+      ctx.font = `${14 * u}px sans-serif`;
+      ctx.textAlign = 'left';
+      ctx.fillText('No open orders: the next one comes soon', gap * 2, (ORDERS_PX / 2 + 5) * u);
+    }
     view.o.forEach((o, k) => {
       const x = gap + k * (cw + gap);
       const r = recipe(o.r);
