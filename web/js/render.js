@@ -78,32 +78,30 @@ export class Renderer {
     return { w, h, tile, ox, oy, dpr, whole };
   }
 
-  drawFloor(tile) {
+  /** Paints tiles x0..x1, y0..y1 of the floor plan (walls and floor) at pixel offset (ox, oy). */
+  paintFloor(g, tile, ox, oy, x0, y0, x1, y1) {
     const L = this.layout;
-    const key = `${tile}:${L.id}`;
-    if (this.floorKey === key) return;
-    const c = document.createElement('canvas');
-    c.width = tile * L.width;
-    c.height = tile * L.height;
-    const g = c.getContext('2d');
-    for (let y = 0; y < L.height; y++) {
-      for (let x = 0; x < L.width; x++) {
-        const ch = L.rows[y][x];
-        if (ch === '#') {
+    for (let y = Math.max(0, y0); y <= Math.min(L.height - 1, y1); y++) {
+      for (let x = Math.max(0, x0); x <= Math.min(L.width - 1, x1); x++) {
+        const px = ox + x * tile;
+        const py = oy + y * tile;
+        if (L.rows[y][x] === '#') {
           g.fillStyle = '#4a4036';
-          g.fillRect(x * tile, y * tile, tile, tile);
+          g.fillRect(px, py, tile, tile);
           g.fillStyle = '#5a4f44';
-          g.fillRect(x * tile, y * tile, tile, Math.max(1, tile * 0.12));
+          g.fillRect(px, py, tile, Math.max(1, tile * 0.12));
         } else {
           g.fillStyle = (x + y) % 2 ? '#efe6d8' : '#e6dbc9';
-          g.fillRect(x * tile, y * tile, tile, tile);
+          g.fillRect(px, py, tile, tile);
         }
       }
     }
-    // Each cart's loop: a faint dashed line through its waypoints' centres.
-    g.setTransform(tile, 0, 0, tile, 0, 0);
+  }
+
+  /** Each cart's loop: a faint dashed line through its waypoints' centres (tile units). */
+  paintRoutes(g) {
     g.lineJoin = 'round';
-    for (const path of L.carts || []) {
+    for (const path of this.layout.carts || []) {
       if (path.length < 2) continue;
       g.beginPath();
       path.forEach(([x, y], k) => (k ? g.lineTo(x + 0.5, y + 0.5) : g.moveTo(x + 0.5, y + 0.5)));
@@ -117,8 +115,29 @@ export class Renderer {
       g.strokeStyle = 'rgba(73,80,87,0.55)';
       g.stroke();
     }
-    this.floor = c;
+    g.setLineDash([]);
+  }
+
+  /**
+   * The floor plan and cart routes, drawn once per tile size into an offscreen canvas; none
+   * (null) when it would be over 16 million pixels (the hall at a phone's pixel ratio, over
+   * what some browsers allow a canvas): then the tiles on screen are painted each frame.
+   */
+  drawFloor(tile) {
+    const L = this.layout;
+    const key = `${tile}:${L.id}`;
+    if (this.floorKey === key) return;
     this.floorKey = key;
+    this.floor = null;
+    if (tile * L.width * tile * L.height > 16e6) return;
+    const c = document.createElement('canvas');
+    c.width = tile * L.width;
+    c.height = tile * L.height;
+    const g = c.getContext('2d');
+    this.paintFloor(g, tile, 0, 0, 0, 0, L.width - 1, L.height - 1);
+    g.setTransform(tile, 0, 0, tile, 0, 0);
+    this.paintRoutes(g);
+    this.floor = c;
   }
 
   /**
@@ -149,9 +168,9 @@ export class Renderer {
     // Only the part of the floor on screen is copied (the hall's floor is 2560 px square).
     const sx = Math.max(0, -ox);
     const sy = Math.max(0, ORDERS_PX * dpr - oy);
-    const sw = Math.min(this.floor.width - sx, w - Math.max(0, ox));
-    const sh = Math.min(this.floor.height - sy, h - Math.max(ORDERS_PX * dpr, oy));
-    if (sw > 0 && sh > 0) ctx.drawImage(this.floor, sx, sy, sw, sh, ox + sx + shake, oy + sy, sw, sh);
+    const sw = Math.min(tile * this.layout.width - sx, w - Math.max(0, ox));
+    const sh = Math.min(tile * this.layout.height - sy, h - Math.max(ORDERS_PX * dpr, oy));
+    if (this.floor && sw > 0 && sh > 0) ctx.drawImage(this.floor, sx, sy, sw, sh, ox + sx + shake, oy + sy, sw, sh);
     // The tiles on screen (a margin of one for what overhangs its tile).
     const vx0 = sx / tile - 1;
     const vy0 = sy / tile - 1;
@@ -160,7 +179,11 @@ export class Renderer {
     const seen = (x, y) => x >= vx0 && x <= vx1 && y >= vy0 && y <= vy1;
     const rect = { x0: sx / tile, y0: sy / tile, x1: (sx + sw) / tile, y1: (sy + sh) / tile };
     window.__uc.camera = { follows: !whole, tile: tile / dpr, view: rect, minimap: !whole };
+    if (!this.floor) {
+      this.paintFloor(ctx, tile, ox + shake, oy, Math.floor(vx0), Math.floor(vy0), Math.ceil(vx1), Math.ceil(vy1));
+    }
     ctx.setTransform(tile, 0, 0, tile, ox + shake, oy);
+    if (!this.floor) this.paintRoutes(ctx);
     const stations = view ? view.st : this.layout.stations.map((s) => ({ ...s, q: 1, p: 0, s: 'idle' }));
     for (const st of stations) if (seen(st.x, st.y)) drawStation(ctx, st, now, reduced);
     for (const hz of view ? view.hz : []) if (seen(hz.x, hz.y)) drawHazard(ctx, hz, now, reduced);
@@ -331,7 +354,7 @@ export class Renderer {
     const top = 5 * u;
     const ch = (ORDERS_PX - 10) * u;
     const cw = Math.min(190 * u, (w - gap) / Math.max(4, view.o.length) - gap);
-    ctx.fillStyle = 'rgba(0,0,0,0.45)';
+    ctx.fillStyle = '#241f1b'; // opaque: a kitchen scrolled under the rail does not show through
     ctx.fillRect(0, 0, w, ORDERS_PX * u);
     const base = new Map((this.layout.recipes || []).map((r) => [r.id, r.points]));
     const deadline = this.layout.deadline_s || 0;
