@@ -619,8 +619,8 @@ async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
     start_when_ready(&b).await;
     kitchen_round_on(&b).await;
     b.wait_until(
-        "window.__game.view.o.length > 0 && window.__game.view.st.some((s) => s.p > 0)",
-        40,
+        "window.__game.view.s > 0 && window.__game.view.o.length > 0 && window.__game.view.st.some((s) => s.k === 'stove' && s.g)",
+        60,
     )
     .await;
     b.screenshot("game-level01").await;
