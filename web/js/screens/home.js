@@ -1,5 +1,5 @@
 // The home screen (name, play solo, create, quick play, join or watch by code, replays,
-// how to play) and the join screen a room link opens.
+// quests, how to play) and the join screen a room link opens.
 
 import { api, me } from '../api.js';
 import { go, h, say, show } from '../ui.js';
@@ -45,7 +45,8 @@ export function home() {
       h('div', { class: 'row' },
         h('button', { onclick: () => roomCode() && enter(() => api.join(roomCode())) }, 'Join'),
         h('button', { onclick: () => roomCode() && go(`/watch/${roomCode()}`) }, 'Watch'),
-        h('button', { onclick: () => go('/replays') }, 'Replays'))),
+        h('button', { onclick: () => go('/replays') }, 'Replays'),
+        h('button', { onclick: () => go('/quests') }, 'Quests'))),
     h('section', { class: 'panel how' },
       h('h2', {}, 'How to play'),
       h('dl', {}, HOW.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),
