@@ -90,8 +90,10 @@ fn hazards_of(lv: &crate::sim::Level) -> Vec<Value> {
         .iter()
         .any(|s| s.kind == crate::sim::grid::StationKind::Stove);
     if stove {
-        out.push(json!({"kind": "fire", "burn_after_s": t.burn_grace_s + t.burn_s,
-                        "spread_s": t.fire_spread_s}));
+        out.push(
+            json!({"kind": "fire", "burn_after_s": t.burn_grace_s + t.burn_s,
+                        "spread_s": t.fire_spread_s}),
+        );
     }
     if lv.spill_every_s > 0.0 {
         out.push(json!({"kind": "spills", "every_s": lv.spill_every_s,
@@ -188,7 +190,9 @@ fn quest_description(kind: &str, param: Option<&str>) -> String {
             "Counts your team's serves in a row without a missed order; a miss starts it over."
                 .into()
         }
-        "teammates" => "Counts the different people you have cooked with (bots do not count).".into(),
+        "teammates" => {
+            "Counts the different people you have cooked with (bots do not count).".into()
+        }
         _ => String::new(),
     }
 }

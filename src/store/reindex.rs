@@ -189,6 +189,9 @@ async fn index_file(
 /// When a file was last written, in Unix seconds (`None` where the file system cannot say).
 fn written_at(path: &Path) -> Option<i64> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
-    let secs = modified.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
     i64::try_from(secs).ok()
 }

@@ -381,7 +381,10 @@ mod around_the_kitchen {
         match std::fs::read_to_string(&file) {
             Ok(src) => Some(src),
             Err(e) if std::env::var_os("CI").is_some() => {
-                panic!("CI is set but axe-core could not be installed ({}): {e}", file.display())
+                panic!(
+                    "CI is set but axe-core could not be installed ({}): {e}",
+                    file.display()
+                )
             }
             Err(e) => {
                 eprintln!("skipped axe: no {} ({e})", file.display());
@@ -412,7 +415,11 @@ mod around_the_kitchen {
             .await
             .expect("axe runs");
         out.as_array()
-            .map(|a| a.iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -428,7 +435,8 @@ mod around_the_kitchen {
         let dir = std::env::temp_dir().join(format!("uc-two-levels-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let first = std::fs::read_to_string(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/solo/01_open_kitchen.toml"),
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/solo/01_open_kitchen.toml"),
         )
         .expect("the fixture level");
         let second = first
@@ -535,13 +543,17 @@ mod around_the_kitchen {
             .await;
         let clean = b.text("li.quest[data-quest='clean_run']").await;
         assert!(
-            clean.contains("Serve 5 dishes in a row without a miss") && clean.contains("a miss starts it over"),
+            clean.contains("Serve 5 dishes in a row without a miss")
+                && clean.contains("a miss starts it over"),
             "{clean}"
         );
         let progress = b
             .eval("Number(document.querySelector(\"li.quest[data-quest='clean_run'] progress\").value)")
             .await;
-        assert!(progress.as_f64().unwrap_or(0.0) > 0.0, "clean_run moved: {progress}");
+        assert!(
+            progress.as_f64().unwrap_or(0.0) > 0.0,
+            "clean_run moved: {progress}"
+        );
         assert_axe(&b, &axe_src, "quests").await;
         b.screenshot("quests").await;
 
@@ -550,10 +562,16 @@ mod around_the_kitchen {
         b.wait_screen("home", 10).await;
         b.click("Replays").await;
         b.wait_screen("replays", 10).await;
-        b.wait_until("document.querySelectorAll('table.list tbody tr').length === 1", 10)
-            .await;
+        b.wait_until(
+            "document.querySelectorAll('table.list tbody tr').length === 1",
+            10,
+        )
+        .await;
         let row = b.text("table.list tbody tr").await;
-        assert!(row.contains("1. Open Kitchen") && !row.contains("1970"), "{row}");
+        assert!(
+            row.contains("1. Open Kitchen") && !row.contains("1970"),
+            "{row}"
+        );
         assert_axe(&b, &axe_src, "replays").await;
         b.screenshot("replays-names").await;
         b.click("Watch replay").await;
@@ -571,7 +589,10 @@ mod around_the_kitchen {
         b.wait_until("!document.getElementById('replay-result').hidden", 30)
             .await;
         let said = b.text("#replay-result").await;
-        assert!(said.starts_with("Round won · score") && said.contains("★"), "{said}");
+        assert!(
+            said.starts_with("Round won · score") && said.contains("★"),
+            "{said}"
+        );
 
         let errors = b.page_errors().await;
         assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
@@ -599,17 +620,24 @@ mod around_the_kitchen {
         b.fill("Name", "Bob").await;
         b.click("Join").await;
         b.wait_screen("lobby", 10).await;
-        a.wait_until("document.querySelectorAll('li.seat:not(.empty)').length === 2", 10)
-            .await;
+        a.wait_until(
+            "document.querySelectorAll('li.seat:not(.empty)').length === 2",
+            10,
+        )
+        .await;
         // The reason a disabled Start gives comes from the lobby frame.
         a.wait_until("document.getElementById('start-why') && document.getElementById('start-why').textContent === 'Start waits for another player to press Ready.'", 10)
             .await;
         // Ann is on Ready (by keyboard) when Bob readies: the lobby is drawn anew, and her
         // focus is still on Ready.
-        a.eval("(document.getElementById('ready').focus(), 1)").await;
-        b.click("Ready").await;
-        a.wait_until("[...document.querySelectorAll('.tag.ok')].some((t) => t.textContent === 'ready')", 10)
+        a.eval("(document.getElementById('ready').focus(), 1)")
             .await;
+        b.click("Ready").await;
+        a.wait_until(
+            "[...document.querySelectorAll('.tag.ok')].some((t) => t.textContent === 'ready')",
+            10,
+        )
+        .await;
         assert_eq!(a.eval("document.activeElement.id").await, "ready");
         assert_eq!(a.text("#start-why").await, "", "Start is enabled now");
         for x in [&a, &b] {

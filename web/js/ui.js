@@ -76,6 +76,11 @@ export function stars(n) {
   return '★'.repeat(n) + '☆'.repeat(Math.max(0, 3 - n));
 }
 
+/** Stars as a picture with its words for screen readers ("2 stars"). */
+export function starsImg(n, cls) {
+  return h('span', { role: 'img', class: cls, 'aria-label': `${n} star${n === 1 ? '' : 's'}` }, stars(n));
+}
+
 const SHAPES = {
   circle: '<circle cx="8" cy="8" r="6.5"/>',
   triangle: '<path d="M8 1.5 L14.5 14 L1.5 14 Z"/>',

@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { Effects } from '../effects.js';
 import { applyFrame } from '../merge.js';
 import { Renderer } from '../render.js';
-import { clock, go, h, say, show, stars } from '../ui.js';
+import { clock, go, h, say, show, stars, starsImg } from '../ui.js';
 
 export async function replayList(page = 0) {
   show('replays', h('section', { class: 'panel' }, h('h1', {}, 'Replays'), h('p', {}, 'Loading\u2026')));
@@ -25,7 +25,7 @@ export async function replayList(page = 0) {
       h('td', {}, when(r.started_at)),
       h('td', {}, r.players.map((p) => p.name).join(', ')),
       h('td', {}, r.result || 'unfinished'),
-      h('td', { 'aria-label': `${r.stars} stars` }, stars(r.stars)),
+      h('td', {}, starsImg(r.stars)),
       h('td', {}, `${r.score} / ${r.target}`),
       h('td', {}, h('a', { href: `/replays/${encodeURIComponent(r.id)}`, 'aria-label': `Watch replay of ${names.get(r.level_id) || r.level_id}, ${when(r.started_at)}`, onclick: (e) => { e.preventDefault(); go(`/replays/${encodeURIComponent(r.id)}`); } }, 'Watch replay'))));
   show('replays',

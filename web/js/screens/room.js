@@ -7,7 +7,7 @@ import { EMOTES } from '../effects.js';
 import { Game } from '../game.js';
 import { Connection } from '../net.js';
 import { describe, method, recipe } from '../recipes.js';
-import { clock, go, h, say, show, stars, swatch } from '../ui.js';
+import { clock, go, h, say, show, stars, starsImg, swatch } from '../ui.js';
 import { questList, standing } from './quests.js';
 
 const LEVEL_LAYOUTS = new Map();
@@ -341,10 +341,10 @@ export class RoomSession {
         h('dt', {}, 'Time'), h('dd', { id: 'brief-time' }, clock(limit)),
         h('dt', {}, 'Target'), h('dd', { id: 'brief-target' }, `${lv.target} points`),
         h('dt', {}, 'Stars'), h('dd', { id: 'brief-stars' },
-          h('ul', { class: 'thresholds' }, thresholds.map((t) => h('li', { 'aria-label': `${t.stars} stars: ${t.time_left_s > 0 ? `reach the target with ${clock(t.time_left_s)} or more on the clock` : 'reach the target in time'}` },
-            h('span', { class: 'stars-small', 'aria-hidden': 'true' }, stars(t.stars)), ' ',
+          h('ul', { class: 'thresholds' }, thresholds.map((t) => h('li', {},
+            starsImg(t.stars, 'stars-small'), ' ',
             t.time_left_s > 0 ? `by ${clock(t.time_left_s)} left` : 'in time')))),
-        best ? h('dt', {}, 'Your best') : null, best ? h('dd', {}, h('span', { 'aria-label': `${best} stars` }, stars(best))) : null),
+        best ? h('dt', {}, 'Your best') : null, best ? h('dd', {}, starsImg(best, 'stars-small')) : null),
       h('h3', {}, 'Recipes'),
       h('ul', { class: 'recipes', id: 'brief-recipes' }, weights.map((w) => {
         const r = recipe(w.id);
@@ -416,7 +416,7 @@ export class RoomSession {
       h('section', { class: 'panel results' },
         verdict,
         lv ? h('p', { class: 'lead' }, `Level ${lv.order}: ${lv.name}`) : null,
-        h('p', { class: 'stars', 'aria-label': `${r.stars} stars` }, stars(r.stars)),
+        h('p', { class: 'stars' }, starsImg(r.stars)),
         fresh ? h('p', { class: 'unlocked', id: 'unlocked', role: 'status' }, `Level ${fresh.order} unlocked: ${fresh.name}`) : null,
         h('p', { id: 'final-score' }, `Score ${r.score} / ${r.target}`),
         limit ? h('p', { id: 'round-time' }, `Time ${clock(limit - r.time_left)} of ${clock(limit)}${reached ? ` \u00b7 ${clock(r.time_left)} left at the target` : ''}`) : null,
@@ -426,7 +426,7 @@ export class RoomSession {
           h('tbody', {}, thresholds.map((t) => {
             const got = reached && r.time_left >= t.time_left_s;
             return h('tr', { class: got ? 'got' : '' },
-              h('td', { 'aria-label': `${t.stars} stars` }, stars(t.stars)),
+              h('td', {}, starsImg(t.stars, 'stars-small')),
               h('td', {}, `${r.target} points${t.time_left_s > 0 ? ` with ${clock(t.time_left_s)} left` : ' in time'}`),
               h('td', {}, got ? '\u2713 yes' : reached ? `no (${clock(r.time_left)} left)` : `no (${r.score} points)`));
           }))) : null,
