@@ -10,8 +10,20 @@ function nameField() {
   return h('div', { class: 'field' }, h('label', { for: 'name' }, 'Name'), input);
 }
 
+// A cook with no name gets one of these (not the server's stand-in, "Cook", which tells
+// nobody apart), shown in the Name field so it can be changed.
+const HERBS = ['Basil', 'Sage', 'Thyme', 'Mint', 'Dill', 'Chive', 'Fennel', 'Saffron', 'Parsley', 'Rosemary', 'Oregano', 'Tarragon'];
+
+function nameSomeone() {
+  if (me.name) return;
+  me.name = `Chef ${HERBS[Math.floor(Math.random() * HERBS.length)]}`;
+  const field = document.getElementById('name');
+  if (field) field.value = me.name;
+}
+
 async function enter(reserve) {
   say('');
+  nameSomeone();
   try {
     const r = await reserve();
     me.room = r.room_code;
