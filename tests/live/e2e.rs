@@ -541,7 +541,7 @@ mod around_the_kitchen {
         b.wait_screen("quests", 10).await;
         b.wait_until("document.querySelectorAll('li.quest').length > 0", 10)
             .await;
-        let clean = b.text("li.quest[data-quest='clean_run']").await;
+        let clean = b.text("li.quest[data-quest=\"clean_run\"]").await;
         assert!(
             clean.contains("Serve 5 dishes in a row without a miss")
                 && clean.contains("a miss starts it over"),
