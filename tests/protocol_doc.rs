@@ -142,6 +142,7 @@ fn the_server_message_tables_match_what_the_server_sends() {
                 spectators: vec![],
                 unlocked: None,
                 round_no: 0,
+                start_refusal: None,
             })
             .unwrap(),
         ),

@@ -18,6 +18,14 @@ pub(super) enum NotStartable {
 }
 
 impl NotStartable {
+    /// The reason's word, as the `lobby` frame's `start_refusal` carries it.
+    pub fn code(self) -> &'static str {
+        match self {
+            NotStartable::NoLevel => "no_level",
+            NotStartable::NoReadyPlayers => "no_ready_players",
+        }
+    }
+
     pub fn message(self) -> &'static str {
         match self {
             NotStartable::NoLevel => "no_level: pick a level first",
@@ -43,19 +51,26 @@ impl Room {
 
     pub(super) fn lobby_msg(&self, viewer_token: Option<&str>) -> ServerMsg {
         let state = self.phase.state();
+        let in_lobby = matches!(self.phase, Phase::Lobby);
+        let refusal = self.start_refusal();
         ServerMsg::Lobby {
             p: PROTOCOL_VERSION,
             code: self.code.clone(),
             state: state.name(),
             level: self.level.clone(),
             host_seat: self.seats.host,
-            can_start: matches!(self.phase, Phase::Lobby) && self.start_refusal().is_none(),
+            can_start: in_lobby && refusal.is_none(),
             seats: self.seats.seat_wires(),
             spectators: self.seats.spectator_wires(),
             unlocked: viewer_token
                 .and_then(|t| self.shared.sessions.get(t))
                 .map(|s| s.unlocked),
             round_no: self.round_no,
+            start_refusal: if in_lobby {
+                refusal.map(NotStartable::code)
+            } else {
+                Some("wrong_state")
+            },
         }
     }
 

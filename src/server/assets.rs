@@ -5,7 +5,7 @@
 //! start for the browsers that accept it. The client's own tests (`web/test/`) are not
 //! shipped.
 //!
-//! The client's pages (`/`, `/r/{code}`, `/watch/{code}`, `/replays`, `/replays/{id}`) are
+//! The client's pages (`/`, `/r/{code}`, `/watch/{code}`, `/replays`, `/replays/{id}`, `/quests`) are
 //! all `index.html`: the page reads its own path.
 
 use flate2::Compression;
@@ -83,7 +83,7 @@ fn is_page(path: &str) -> bool {
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     matches!(
         parts.as_slice(),
-        [""] | ["replays"] | ["replays", _] | ["r", _] | ["watch", _]
+        [""] | ["replays"] | ["replays", _] | ["r", _] | ["watch", _] | ["quests"]
     )
 }
 

@@ -33,16 +33,27 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
         .campaign()
         .map(|l| {
             let lv = &l.level;
-            let mut recipes: Vec<&str> = Vec::new();
+            // Distinct recipes (as ever), and each one's weight: how often it stands in the
+            // level's list, which is how often orders draw it.
+            let mut weights: Vec<(&str, u32)> = Vec::new();
             for r in &lv.recipes {
-                if !recipes.contains(&r.id()) {
-                    recipes.push(r.id());
+                match weights.iter_mut().find(|(id, _)| *id == r.id()) {
+                    Some(w) => w.1 += 1,
+                    None => weights.push((r.id(), 1)),
                 }
             }
+            let recipes: Vec<&str> = weights.iter().map(|w| w.0).collect();
+            let recipe_weights: Vec<Value> = weights
+                .iter()
+                .map(|(id, n)| json!({"id": id, "weight": n}))
+                .collect();
             json!({
                 "id": lv.id, "order": lv.order, "name": lv.name, "target": lv.target_score,
                 "time_limit_s": lv.time_limit_s, "recipes": recipes,
                 "unlocked": unlocked.map(|u| lv.order <= u),
+                "recipe_weights": recipe_weights,
+                "hazards": hazards_of(lv),
+                "stars": star_thresholds(lv.time_limit_s),
             })
         })
         .collect();
@@ -56,6 +67,45 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
         StatusCode::OK,
         &json!({"levels": list, "broken": broken}),
     ))
+}
+
+/// The clock each star needs: the seconds still left when the target is reached (the
+/// sim's `stars_for`: at least half the limit for 3, a quarter for 2, any for 1).
+fn star_thresholds(time_limit_s: f64) -> Value {
+    json!([
+        {"stars": 3, "time_left_s": time_limit_s / 2.0},
+        {"stars": 2, "time_left_s": time_limit_s / 4.0},
+        {"stars": 1, "time_left_s": 0.0},
+    ])
+}
+
+/// What can go wrong on a level, as data the lobby puts in words: fire (any level with a
+/// stove: a pot left too long burns and catches), spills, rushes, carts.
+fn hazards_of(lv: &crate::sim::Level) -> Vec<Value> {
+    let t = &lv.tuning;
+    let mut out = Vec::new();
+    let stove = lv
+        .grid
+        .stations()
+        .iter()
+        .any(|s| s.kind == crate::sim::grid::StationKind::Stove);
+    if stove {
+        out.push(
+            json!({"kind": "fire", "burn_after_s": t.burn_grace_s + t.burn_s,
+                        "spread_s": t.fire_spread_s}),
+        );
+    }
+    if lv.spill_every_s > 0.0 {
+        out.push(json!({"kind": "spills", "every_s": lv.spill_every_s,
+                        "stun_s": t.slip_stun_s}));
+    }
+    if !lv.rush_at_s.is_empty() {
+        out.push(json!({"kind": "rush", "at_s": lv.rush_at_s, "len_s": lv.rush_len_s}));
+    }
+    if !lv.carts.is_empty() {
+        out.push(json!({"kind": "carts", "count": lv.carts.len(), "stun_s": t.cart_stun_s}));
+    }
+    out
 }
 
 /// `GET /api/levels/{id}`: a level's layout, with the server's tick and snapshot rates.
@@ -94,16 +144,57 @@ pub async fn session(auth: Option<String>, shared: Arc<Shared>) -> Result<Respon
             })
             .into_iter()
             .map(|q| {
+                let description = quest_description(&q.kind, q.param.as_deref());
                 json!({"id": q.id, "title": q.title, "target": q.target,
-                       "progress": q.progress, "completed": q.completed})
+                       "progress": q.progress, "completed": q.completed,
+                       "description": description})
             })
             .collect(),
         None => Vec::new(),
     };
+    let best: serde_json::Map<String, Value> = match shared.store() {
+        Some(store) => crate::store::sessions::bests(store, &s.id)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "a session's best rounds could not be read");
+                Vec::new()
+            })
+            .into_iter()
+            .map(|b| (b.level_id, json!({"stars": b.stars, "score": b.score})))
+            .collect(),
+        None => serde_json::Map::new(),
+    };
     Ok(answer(
         StatusCode::OK,
-        &json!({"name": s.name, "unlocked": s.unlocked, "quests": quests}),
+        &json!({"name": s.name, "unlocked": s.unlocked, "quests": quests, "best": best}),
     ))
+}
+
+/// What counts towards a quest of `kind` (docs/HISTORY.md), in a sentence for the quests
+/// panel.
+fn quest_description(kind: &str, param: Option<&str>) -> String {
+    match kind {
+        "serve_recipe" => {
+            let dish = param.unwrap_or("dish").replace('_', " ");
+            format!("Counts every {dish} your cook serves.")
+        }
+        "extinguish" => "Counts every fire your cook puts out.".into(),
+        "wash" => "Counts every plate your cook washes at the sink.".into(),
+        "win_stars" => format!(
+            "Done when your team wins a round with {} stars.",
+            param.unwrap_or("3")
+        ),
+        "streak" => "Your team's longest run of serves in one round.".into(),
+        "campaign" => "Counts the different levels you have won.".into(),
+        "clean_run" => {
+            "Counts your team's serves in a row without a missed order; a miss starts it over."
+                .into()
+        }
+        "teammates" => {
+            "Counts the different people you have cooked with (bots do not count).".into()
+        }
+        _ => String::new(),
+    }
 }
 
 /// A room thread held this long (no room on it ticking) fails the health check: its

@@ -43,6 +43,9 @@ pub struct Completion {
 pub struct Standing {
     pub id: String,
     pub title: String,
+    /// The quest's kind and parameter (what counts towards it; see the table above).
+    pub kind: String,
+    pub param: Option<String>,
     pub target: i64,
     pub progress: i64,
     pub completed: bool,
@@ -51,7 +54,7 @@ pub struct Standing {
 /// Every quest with this session's progress on it, in quest order.
 pub async fn standings(store: &Store, session_id: &str) -> sqlx::Result<Vec<Standing>> {
     let rows = sqlx::query(
-        "SELECT q.id, q.title, q.target, COALESCE(p.progress, 0) AS progress, p.completed_at
+        "SELECT q.id, q.title, q.kind, q.param, q.target, COALESCE(p.progress, 0) AS progress, p.completed_at
          FROM quests q LEFT JOIN quest_progress p ON p.quest_id = q.id AND p.session_id = ? ORDER BY q.id",
     )
     .bind(session_id)
@@ -62,6 +65,8 @@ pub async fn standings(store: &Store, session_id: &str) -> sqlx::Result<Vec<Stan
             Ok(Standing {
                 id: r.try_get("id")?,
                 title: r.try_get("title")?,
+                kind: r.try_get("kind")?,
+                param: r.try_get("param")?,
                 target: r.try_get("target")?,
                 progress: r.try_get("progress")?,
                 completed: r.try_get::<Option<i64>, _>("completed_at")?.is_some(),

@@ -111,12 +111,18 @@ async fn index_file(
     };
     let mut fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
     let round_key = header.round_key();
-    let meta = RoundMeta::of(
+    let mut meta = RoundMeta::of(
         &round_key,
         header,
         &fold.rules.level,
         &path.display().to_string(),
     );
+    // A headless round (`simulate`, the sweeps) starts at 0 in its header, so that the same
+    // seed writes the same bytes; dated by that it would read 1 January 1970. It is dated by
+    // when its file was last written instead (its key, from the header, is unchanged).
+    if header.started_unix_s == 0 {
+        meta.started_at = written_at(path).unwrap_or(0);
+    }
     let identity = meta.identity.clone().unwrap_or_default();
     let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
     if let Some(Some(other)) = history::identity_of(&mut tx, &round_key)
@@ -155,7 +161,7 @@ async fn index_file(
                 let outcome = RoundOutcome::of(
                     &round_key,
                     &summary,
-                    header.started_unix_s as i64 + (summary.ticks / header.tick_hz.max(1)) as i64,
+                    meta.started_at + (summary.ticks / header.tick_hz.max(1)) as i64,
                     (summary.won() && order > 0).then_some(order + 1),
                 );
                 history::finish_round(&mut tx, &meta, &outcome, defs)
@@ -178,4 +184,14 @@ async fn index_file(
         events: new_events,
         ended,
     })
+}
+
+/// When a file was last written, in Unix seconds (`None` where the file system cannot say).
+fn written_at(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(secs).ok()
 }

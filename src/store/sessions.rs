@@ -82,3 +82,37 @@ pub async fn expire(store: &Store, before: i64) -> sqlx::Result<u64> {
     .await?;
     Ok(done.rows_affected())
 }
+
+/// A session's best on one level: the most stars of its won rounds (0 when it never won
+/// there) and its best score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelBest {
+    pub level_id: String,
+    pub stars: i64,
+    pub score: i64,
+}
+
+/// The session's best per level it finished a round on (`GET /api/session`), in level
+/// order. Plain SQL over `round_players` and `rounds`, as the `player_best` view.
+pub async fn bests(store: &Store, session_id: &str) -> sqlx::Result<Vec<LevelBest>> {
+    let rows = sqlx::query(
+        "SELECT r.level_id AS level_id,
+                MAX(CASE WHEN r.result = 'won' THEN r.stars ELSE 0 END) AS stars,
+                MAX(r.score) AS score
+         FROM round_players rp JOIN rounds r ON r.round_key = rp.round_key
+         WHERE rp.session_id = ? AND r.result IS NOT NULL
+         GROUP BY r.level_id ORDER BY r.level_id",
+    )
+    .bind(session_id)
+    .fetch_all(&store.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(LevelBest {
+                level_id: r.try_get("level_id")?,
+                stars: r.try_get::<Option<i64>, _>("stars")?.unwrap_or(0),
+                score: r.try_get::<Option<i64>, _>("score")?.unwrap_or(0),
+            })
+        })
+        .collect()
+}

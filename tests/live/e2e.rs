@@ -122,8 +122,8 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
     .await;
     let row = b.text("table.list tbody tr").await;
     assert!(
-        row.contains("01_open_kitchen") && row.contains("won"),
-        "{row}"
+        row.contains("Open Kitchen") && !row.contains("01_open_kitchen") && row.contains("won"),
+        "the row names the level, not its id: {row}"
     );
     b.screenshot("replays").await;
     b.click("Watch replay").await;
@@ -197,7 +197,11 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
         10,
     )
     .await;
-    assert_eq!(a.text("#start-why").await, "Pick a level to start.");
+    // The host's highest unlocked level is picked for them: Start waits for a ready guest.
+    assert_eq!(
+        a.text("#start-why").await,
+        "Start waits for another player to press Ready."
+    );
     a.screenshot("lobby-waiting").await;
     b.click("Ready").await;
     // The lobby is drawn anew on each `lobby` frame: wait for the one with Bob ready, so
@@ -651,4 +655,301 @@ async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(&dir1);
     let _ = std::fs::remove_dir_all(&dir7);
+}
+
+// ---------------------------------------------------------------------------------------
+// The screens around the kitchen: the lobby's briefing, the level picked for the host,
+// progression on the results, the quests, focus across lobby updates, and axe-core on
+// every screen. (Helpers are local to this block.)
+
+mod around_the_kitchen {
+    use super::{Browser, base, browser, server};
+    use serde_json::Value;
+    use std::path::PathBuf;
+
+    /// axe-core's `axe.min.js`, installed from the npm registry into `target/axe` on first
+    /// use. `None` (skip) when npm cannot get it, unless `CI` is set: then that fails.
+    fn axe_source() -> Option<String> {
+        static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/axe");
+        let file = root.join("node_modules/axe-core/axe.min.js");
+        if !file.exists() {
+            let status = std::process::Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&root)
+                .arg("axe-core@4")
+                .status();
+            eprintln!("npm install axe-core@4: {status:?}");
+        }
+        match std::fs::read_to_string(&file) {
+            Ok(src) => Some(src),
+            Err(e) if std::env::var_os("CI").is_some() => {
+                panic!(
+                    "CI is set but axe-core could not be installed ({}): {e}",
+                    file.display()
+                )
+            }
+            Err(e) => {
+                eprintln!("skipped axe: no {} ({e})", file.display());
+                None
+            }
+        }
+    }
+
+    /// The serious and critical axe violations of the page as it is now, one line each.
+    async fn axe(b: &Browser, src: &str) -> Vec<String> {
+        b.client
+            .execute(
+                "if (!window.axe) { const s = document.createElement('script'); s.textContent = arguments[0]; document.head.appendChild(s); } return !!window.axe;",
+                vec![Value::String(src.to_string())],
+            )
+            .await
+            .expect("axe-core injects");
+        let out = b
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, { resultTypes: ['violations'] }).then((r) => done(r.violations
+                   .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+                   .map((v) => `${v.impact} ${v.id}: ${v.help} [${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(' | ')}]`)),
+                   (e) => done([`axe failed: ${e}`]));",
+                vec![],
+            )
+            .await
+            .expect("axe runs");
+        out.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    async fn assert_axe(b: &Browser, src: &Option<String>, screen: &str) {
+        let Some(src) = src else { return };
+        let found = axe(b, src).await;
+        eprintln!("axe on {screen}: {} serious or critical", found.len());
+        assert!(found.is_empty(), "axe on the {screen} screen: {found:#?}");
+    }
+
+    /// A two-level campaign: the solo fixture, and a second kitchen its win unlocks.
+    fn two_levels() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("uc-two-levels-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let first = std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/solo/01_open_kitchen.toml"),
+        )
+        .expect("the fixture level");
+        let second = first
+            .replace("id = \"01_open_kitchen\"", "id = \"02_second_kitchen\"")
+            .replace("order = 1", "order = 2")
+            .replace("name = \"Open Kitchen\"", "name = \"Second Kitchen\"");
+        std::fs::write(dir.join("01_open_kitchen.toml"), first).expect("write level 1");
+        std::fs::write(dir.join("02_second_kitchen.toml"), second).expect("write level 2");
+        dir
+    }
+
+    fn enabled(label: &str) -> String {
+        format!(
+            "(() => {{ const s = document.evaluate(\"//button[normalize-space()='{label}']\", document, null, 9, null).singleNodeValue; return s && !s.disabled; }})()"
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_lobby_briefs_the_level_and_a_win_shows_progress() {
+        if !browser::available() {
+            return;
+        }
+        let axe_src = axe_source();
+        let dir = two_levels();
+        let mut server = server::start_levels(&dir, &[]).await;
+        let b = Browser::open(&base(&server), 1280, 900).await;
+        b.goto("/").await;
+        b.wait_screen("home", 10).await;
+        assert_axe(&b, &axe_src, "home").await;
+        b.fill("Name", "Ann").await;
+        // Quick play with no room open: host of an empty room, told so, offered bots.
+        b.click("Quick play").await;
+        b.wait_screen("lobby", 10).await;
+        b.wait_until("document.getElementById('briefing-title') && document.getElementById('briefing-title').textContent.includes('Open Kitchen')", 10)
+            .await;
+        // Given nothing picked, the host's highest unlocked level is picked.
+        assert_eq!(
+            b.eval("document.getElementById('level').value").await,
+            "01_open_kitchen"
+        );
+        assert!(b.text("#waiting").await.contains("Waiting for others"));
+        // The briefing: name, time, target, stars as clock times, recipes with their steps.
+        assert_eq!(b.text("#briefing-title").await, "Level 1: Open Kitchen");
+        assert_eq!(b.text("#brief-time").await, "1:00");
+        assert_eq!(b.text("#brief-target").await, "30 points");
+        let stars = b.text("#brief-stars").await;
+        assert!(
+            stars.contains("★★★ by 0:30 left") && stars.contains("★★☆ by 0:15 left"),
+            "{stars}"
+        );
+        let recipes = b.text("#brief-recipes").await;
+        assert!(
+            recipes.contains("Tomato soup") && recipes.contains("put all 3 in one pot"),
+            "{recipes}"
+        );
+        assert!(b.text("#brief-hazards").await.contains("Fire:"));
+        assert_axe(&b, &axe_src, "lobby").await;
+        b.screenshot("lobby-briefing").await;
+
+        b.click("Add bots (3)").await;
+        b.wait_until("[...document.querySelectorAll('li.seat .tag')].filter(t => t.textContent === 'bot').length === 3", 10)
+            .await;
+        b.wait_until(&enabled("Start"), 10).await;
+        b.click("Start").await;
+        b.wait_screen("game", 10).await;
+        b.wait_until(
+            "/Score/.test(document.getElementById('score').textContent)",
+            10,
+        )
+        .await;
+        assert_axe(&b, &axe_src, "game").await;
+        b.wait_screen("results", 60).await;
+        assert_eq!(b.text("#verdict").await, "Round won");
+        // Focus moved to the results' first control, not dropped to the page.
+        assert_eq!(
+            b.eval("document.activeElement.textContent").await,
+            "Next level"
+        );
+        assert_eq!(
+            b.text("#unlocked").await,
+            "Level 2 unlocked: Second Kitchen"
+        );
+        assert!(b.text("#round-time").await.contains("of 1:00"));
+        assert_eq!(
+            b.eval("document.querySelectorAll('#thresholds tbody tr').length")
+                .await,
+            3
+        );
+        assert_axe(&b, &axe_src, "results").await;
+        b.screenshot("results-progress").await;
+
+        // Back in the lobby the picker shows the best stars won on level 1.
+        b.click("Lobby").await;
+        b.wait_screen("lobby", 10).await;
+        b.wait_until("document.querySelector('#level option[value=\"01_open_kitchen\"]') && document.querySelector('#level option[value=\"01_open_kitchen\"]').textContent.includes('best ★')", 10)
+            .await;
+
+        // The quests panel: titles, what counts, progress after that round.
+        b.click("Leave").await;
+        b.wait_screen("home", 10).await;
+        b.click("Quests").await;
+        b.wait_screen("quests", 10).await;
+        b.wait_until("document.querySelectorAll('li.quest').length > 0", 10)
+            .await;
+        let clean = b.text("li.quest[data-quest=\"clean_run\"]").await;
+        assert!(
+            clean.contains("Serve 5 dishes in a row without a miss")
+                && clean.contains("a miss starts it over"),
+            "{clean}"
+        );
+        let progress = b
+            .eval("Number(document.querySelector(\"li.quest[data-quest='clean_run'] progress\").value)")
+            .await;
+        assert!(
+            progress.as_f64().unwrap_or(0.0) > 0.0,
+            "clean_run moved: {progress}"
+        );
+        assert_axe(&b, &axe_src, "quests").await;
+        b.screenshot("quests").await;
+
+        // The replay list names the level and dates the round today, not 1970.
+        b.click("Home").await;
+        b.wait_screen("home", 10).await;
+        b.click("Replays").await;
+        b.wait_screen("replays", 10).await;
+        b.wait_until(
+            "document.querySelectorAll('table.list tbody tr').length === 1",
+            10,
+        )
+        .await;
+        let row = b.text("table.list tbody tr").await;
+        assert!(
+            row.contains("1. Open Kitchen") && !row.contains("1970"),
+            "{row}"
+        );
+        assert_axe(&b, &axe_src, "replays").await;
+        b.screenshot("replays-names").await;
+        b.click("Watch replay").await;
+        b.wait_screen("viewer", 10).await;
+        b.wait_until("document.getElementById('score').textContent !== ''", 10)
+            .await;
+        b.client
+            .find(fantoccini::Locator::Css("#speed"))
+            .await
+            .unwrap()
+            .select_by_value("8")
+            .await
+            .unwrap();
+        // At its end the viewer says how the round ended.
+        b.wait_until("!document.getElementById('replay-result').hidden", 30)
+            .await;
+        let said = b.text("#replay-result").await;
+        assert!(
+            said.starts_with("Round won · score") && said.contains("★"),
+            "{said}"
+        );
+
+        let errors = b.page_errors().await;
+        assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+        b.close().await;
+        server.stop().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn focus_stays_on_ready_when_another_cook_readies() {
+        if !browser::available() {
+            return;
+        }
+        let mut server = server::start_solo(&[]).await;
+        let a = Browser::open(&base(&server), 1024, 800).await;
+        a.goto("/").await;
+        a.wait_screen("home", 10).await;
+        a.fill("Name", "Ann").await;
+        a.click("Create room").await;
+        a.wait_screen("lobby", 10).await;
+        let link = a.eval("document.getElementById('link').value").await;
+        let b = Browser::open(&base(&server), 1024, 800).await;
+        b.client.goto(link.as_str().unwrap()).await.unwrap();
+        b.wait_screen("join", 10).await;
+        b.fill("Name", "Bob").await;
+        b.click("Join").await;
+        b.wait_screen("lobby", 10).await;
+        a.wait_until(
+            "document.querySelectorAll('li.seat:not(.empty)').length === 2",
+            10,
+        )
+        .await;
+        // The reason a disabled Start gives comes from the lobby frame.
+        a.wait_until("document.getElementById('start-why') && document.getElementById('start-why').textContent === 'Start waits for another player to press Ready.'", 10)
+            .await;
+        // Ann is on Ready (by keyboard) when Bob readies: the lobby is drawn anew, and her
+        // focus is still on Ready.
+        a.eval("(document.getElementById('ready').focus(), 1)")
+            .await;
+        b.click("Ready").await;
+        a.wait_until(
+            "[...document.querySelectorAll('.tag.ok')].some((t) => t.textContent === 'ready')",
+            10,
+        )
+        .await;
+        assert_eq!(a.eval("document.activeElement.id").await, "ready");
+        assert_eq!(a.text("#start-why").await, "", "Start is enabled now");
+        for x in [&a, &b] {
+            let errors = x.page_errors().await;
+            assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
+        }
+        a.close().await;
+        b.close().await;
+        server.stop().await;
+    }
 }

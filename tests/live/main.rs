@@ -31,6 +31,7 @@ mod metrics;
 mod replay_attacks;
 mod sessions;
 mod slow_reader;
+mod tour;
 mod web;
 mod ws_abuse;
 mod ws_bots;

@@ -76,6 +76,7 @@ async fn the_client_is_served_with_types_etags_and_gzip() {
         "/watch/ABCDE",
         "/replays",
         "/replays/some-round",
+        "/quests",
     ] {
         let (status, h, _) = get(addr, page, &[]).await;
         assert_eq!(status, 200, "{page}");
@@ -167,6 +168,13 @@ async fn recorded_rounds_are_listed_drawn_downloaded_and_a_lost_file_says_so() {
         "a headless round's key: room, round, start 0 and 12 hex of its identity: {id}"
     );
     assert_eq!(round["result"], "won");
+    // Its header starts at 0 (same seed, same bytes): the list dates it by its file instead
+    // of 1 January 1970.
+    let started = round["started_at"].as_i64().unwrap();
+    assert!(
+        started > 1_600_000_000,
+        "a headless round is dated by its file: {started}"
+    );
 
     let (status, _, body) = get(addr, &format!("/api/replays/{id}"), &[]).await;
     assert_eq!(status, 200);

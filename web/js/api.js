@@ -70,6 +70,7 @@ export const api = {
   join: (code) => reserve(`/api/rooms/${encodeURIComponent(code)}/join`),
   room: (code) => call('GET', `/api/rooms/${encodeURIComponent(code)}`),
   levels: () => call('GET', '/api/levels', undefined, true),
+  session: () => call('GET', '/api/session', undefined, true),
   level: (id) => call('GET', `/api/levels/${encodeURIComponent(id)}`),
   addBot: (code, seat) => call('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, seat === undefined ? {} : { seat }, true),
   removeBot: (code, seat) => call('DELETE', `/api/rooms/${encodeURIComponent(code)}/bots/${seat}`, undefined, true),

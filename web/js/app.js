@@ -1,9 +1,10 @@
 // The page: which screen a path shows. `/` home, `/r/{code}` a room (rejoined at once when
 // this browser holds a seat there, else its join screen), `/watch/{code}` watching a room,
-// `/replays` the list, `/replays/{id}` the viewer.
+// `/replays` the list, `/replays/{id}` the viewer, `/quests` the quests.
 
 import { me } from './api.js';
 import { home, joinScreen } from './screens/home.js';
+import { questsScreen } from './screens/quests.js';
 import { replayList, Viewer } from './screens/replays.js';
 import { RoomSession } from './screens/room.js';
 import { say } from './ui.js';
@@ -31,6 +32,8 @@ function route() {
     current.start();
   } else if (parts[0] === 'replays') {
     replayList(0);
+  } else if (parts[0] === 'quests') {
+    questsScreen();
   } else {
     home();
   }

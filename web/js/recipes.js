@@ -63,7 +63,8 @@ export function method(id) {
   const r = recipe(id);
   if (r.kind === 'soup') {
     const ing = r.parts[0]?.ing ?? 'ingredient';
-    return [`chop 3 ${ing}s on a board`, 'put all 3 in one pot, let it cook', 'take it out on a clean plate', 'serve'];
+    const plural = ing === 'tomato' ? 'tomatoes' : `${ing}s`;
+    return [`chop 3 ${plural} on a board`, 'put all 3 in one pot, let it cook', 'take it out on a clean plate', 'serve'];
   }
   if (r.kind === 'salad') {
     return [`chop ${r.parts.map((p) => p.ing).join(', ')}`, 'put each on one clean plate', 'serve'];

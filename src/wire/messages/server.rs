@@ -86,6 +86,9 @@ pub enum ServerMsg {
         spectators: Vec<SpectatorWire>,
         unlocked: Option<u32>,
         round_no: u32,
+        /// Why a `start` now would be refused (`no_level`, `no_ready_players`, or
+        /// `wrong_state` outside the lobby); null when it would be accepted. Added within v1.
+        start_refusal: Option<&'static str>,
     },
     Countdown {
         p: u32,

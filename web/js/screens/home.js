@@ -1,5 +1,5 @@
 // The home screen (name, play solo, create, quick play, join or watch by code, replays,
-// how to play) and the join screen a room link opens.
+// quests, how to play) and the join screen a room link opens.
 
 import { api, me } from '../api.js';
 import { go, h, say, show } from '../ui.js';
@@ -10,8 +10,20 @@ function nameField() {
   return h('div', { class: 'field' }, h('label', { for: 'name' }, 'Name'), input);
 }
 
+// A cook with no name gets one of these (not the server's stand-in, "Cook", which tells
+// nobody apart), shown in the Name field so it can be changed.
+const HERBS = ['Basil', 'Sage', 'Thyme', 'Mint', 'Dill', 'Chive', 'Fennel', 'Saffron', 'Parsley', 'Rosemary', 'Oregano', 'Tarragon'];
+
+function nameSomeone() {
+  if (me.name) return;
+  me.name = `Chef ${HERBS[Math.floor(Math.random() * HERBS.length)]}`;
+  const field = document.getElementById('name');
+  if (field) field.value = me.name;
+}
+
 async function enter(reserve) {
   say('');
+  nameSomeone();
   try {
     const r = await reserve();
     me.room = r.room_code;
@@ -45,7 +57,8 @@ export function home() {
       h('div', { class: 'row' },
         h('button', { onclick: () => roomCode() && enter(() => api.join(roomCode())) }, 'Join'),
         h('button', { onclick: () => roomCode() && go(`/watch/${roomCode()}`) }, 'Watch'),
-        h('button', { onclick: () => go('/replays') }, 'Replays'))),
+        h('button', { onclick: () => go('/replays') }, 'Replays'),
+        h('button', { onclick: () => go('/quests') }, 'Quests'))),
     h('section', { class: 'panel how' },
       h('h2', {}, 'How to play'),
       h('dl', {}, HOW.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),

@@ -5,36 +5,44 @@ import { api } from '../api.js';
 import { Effects } from '../effects.js';
 import { applyFrame } from '../merge.js';
 import { Renderer } from '../render.js';
-import { clock, go, h, say, show, stars } from '../ui.js';
+import { clock, go, h, say, show, stars, starsImg } from '../ui.js';
 
 export async function replayList(page = 0) {
   show('replays', h('section', { class: 'panel' }, h('h1', {}, 'Replays'), h('p', {}, 'Loading\u2026')));
   let data;
+  let names = new Map();
   try {
-    data = await api.replays(page);
+    const [list, levels] = await Promise.all([api.replays(page), api.levels().catch(() => ({ levels: [] }))]);
+    data = list;
+    names = new Map(levels.levels.map((lv) => [lv.id, `${lv.order}. ${lv.name}`]));
   } catch (e) {
     say(e.message, 'error');
     return;
   }
   const rows = data.replays.map((r) =>
     h('tr', {},
-      h('td', {}, r.level_id),
-      h('td', {}, new Date(r.started_at * 1000).toLocaleString()),
+      h('td', { 'data-level': r.level_id }, names.get(r.level_id) || r.level_id),
+      h('td', {}, when(r.started_at)),
       h('td', {}, r.players.map((p) => p.name).join(', ')),
       h('td', {}, r.result || 'unfinished'),
-      h('td', { 'aria-label': `${r.stars} stars` }, stars(r.stars)),
+      h('td', {}, starsImg(r.stars)),
       h('td', {}, `${r.score} / ${r.target}`),
-      h('td', {}, h('a', { href: `/replays/${encodeURIComponent(r.id)}`, onclick: (e) => { e.preventDefault(); go(`/replays/${encodeURIComponent(r.id)}`); } }, 'Watch replay'))));
+      h('td', {}, h('a', { href: `/replays/${encodeURIComponent(r.id)}`, 'aria-label': `Watch replay of ${names.get(r.level_id) || r.level_id}, ${when(r.started_at)}`, onclick: (e) => { e.preventDefault(); go(`/replays/${encodeURIComponent(r.id)}`); } }, 'Watch replay'))));
   show('replays',
     h('section', { class: 'panel wide' },
       h('h1', {}, 'Replays'),
       rows.length ? h('table', { class: 'list' },
-        h('thead', {}, h('tr', {}, ['Level', 'Played', 'Cooks', 'Result', 'Stars', 'Score', ''].map((t) => h('th', {}, t)))),
+        h('thead', {}, h('tr', {}, ['Level', 'Played', 'Cooks', 'Result', 'Stars', 'Score', 'Replay'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, rows)) : h('p', {}, 'No rounds have been played here yet.'),
       h('div', { class: 'row' },
         page > 0 ? h('button', { onclick: () => replayList(page - 1) }, 'Newer') : null,
         data.more ? h('button', { onclick: () => replayList(page + 1) }, 'Older') : null,
         h('button', { onclick: () => go('/') }, 'Home'))));
+}
+
+/** When a round was played, in the reader's words ('unknown' for a round with no date). */
+function when(unix) {
+  return unix > 0 ? new Date(unix * 1000).toLocaleString() : 'unknown';
 }
 
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
@@ -68,6 +76,10 @@ export class Viewer {
       this.views.push(view);
     }
     this.endTick = this.views[this.views.length - 1].t;
+    // The verdict, from the frame that carries the round's `round_end` event.
+    this.outcome = null;
+    for (const f of frames) for (const e of f.e || []) if (e.k === 'round_end') this.outcome = e;
+    this.resultLine = h('p', { id: 'replay-result', class: 'replay-result', role: 'status', hidden: true }, '');
     this.tick = 0;
     this.speed = 1;
     this.playing = true;
@@ -85,7 +97,9 @@ export class Viewer {
         h('div', { class: 'hud' },
           h('span', { id: 'score' }, ''), h('span', { id: 'clock' }, ''),
           h('span', { class: 'who' }, `${meta.layout.name} \u00b7 room ${meta.room_code} round ${meta.round_no}`)),
+        h('h1', { class: 'sr-only' }, `Replay: ${meta.layout.name}`),
         h('div', { class: 'stage' }, canvas),
+        this.resultLine,
         h('div', { class: 'controls row' }, this.playBtn, this.seek, speed,
           h('a', { class: 'button', href: `/api/replays/${encodeURIComponent(this.id)}/file`, download: `${this.id}.ucr` }, 'Download .ucr'),
           h('button', { onclick: () => go('/replays') }, 'Replays'))));
@@ -149,6 +163,11 @@ export class Viewer {
       for (const e of this.views[k].e || []) this.effects.add(e, now, null, cooks);
     }
     this.shownUpTo = i;
+    const atEnd = this.tick >= this.endTick;
+    if (atEnd === this.resultLine.hidden) {
+      this.resultLine.textContent = atEnd ? outcomeWords(this.outcome, view) : '';
+      this.resultLine.hidden = !atEnd;
+    }
     document.getElementById('score').textContent = `Score ${view.s} / ${view.tgt}`;
     document.getElementById('clock').textContent = clock(view.tl);
     this.renderer.draw({ view, cooks, me: null, nameOf: (p) => this.names.get(p.pi) || p.i, effects: this.effects, now });
@@ -157,4 +176,11 @@ export class Viewer {
   stop() {
     this.stopped = true;
   }
+}
+
+/** The replay's end in words: won or lost, the score, the stars. */
+function outcomeWords(o, view) {
+  if (!o) return `The recording ends here: score ${view.s} / ${view.tgt}.`;
+  const n = o.stars || 0;
+  return `Round ${o.res || 'over'} \u00b7 score ${o.sc ?? view.s} / ${o.tgt ?? view.tgt}${n ? ` \u00b7 ${stars(n)} (${n} star${n === 1 ? '' : 's'})` : ''}`;
 }

@@ -6,8 +6,9 @@ import { api, me } from '../api.js';
 import { EMOTES } from '../effects.js';
 import { Game } from '../game.js';
 import { Connection } from '../net.js';
-import { seatColor } from '../render.js';
-import { clock, go, h, say, show, stars } from '../ui.js';
+import { describe, method, recipe } from '../recipes.js';
+import { clock, go, h, say, show, stars, starsImg, swatch } from '../ui.js';
+import { questList, standing } from './quests.js';
 
 const LEVEL_LAYOUTS = new Map();
 
@@ -30,6 +31,11 @@ export class RoomSession {
     this.maxPlayers = 4;
     this.stopped = false;
     this.conn = null;
+    // This session's quests and best stars per level (`/api/session`), once loaded.
+    this.session = null;
+    // The host's level was picked for them once (the highest unlocked); after that, theirs.
+    this.picked = false;
+    this.questsOpen = false;
   }
 
   async start() {
@@ -97,12 +103,18 @@ export class RoomSession {
         this.state = m.state;
         if (this.game) this.game.reconnected();
         break;
-      case 'lobby':
+      case 'lobby': {
+        const was = this.state;
         this.lobby = m;
         this.state = m.state;
         this.host = m.host_seat !== null && m.host_seat === this.seat;
-        if (m.state === 'lobby') this.showLobby();
+        if (m.state === 'lobby') {
+          const back = was === 'round_end' || was === 'playing';
+          this.showLobby();
+          if (back) this.refreshSession();
+        }
         break;
+      }
       case 'countdown':
         this.state = 'countdown';
         this.ensureGame().then((g) => g && (g.countdown = m.n));
@@ -118,10 +130,16 @@ export class RoomSession {
         this.state = 'round_end';
         this.showResults(m);
         break;
-      case 'ev':
-        if (this.game) this.game.events(m.events);
-        else this.lobbyEvents(m.events);
+      case 'ev': {
+        // A completed quest is said by its title, on whatever screen, in the live region.
+        const quests = m.events.filter((e) => e.kind === 'quest');
+        const rest = m.events.filter((e) => e.kind !== 'quest');
+        if (quests.length) this.questsDone(quests);
+        if (!rest.length) break;
+        if (this.game) this.game.events(rest);
+        else this.lobbyEvents(rest);
         break;
+      }
       case 'err':
         if (this.game) this.game.refused(m);
         if (m.code !== 'rate_limited' && !(m.code === 'bad_field' && m.seq !== null)) say(m.msg, 'error');
@@ -153,7 +171,8 @@ export class RoomSession {
         h('span', { class: 'who' }, this.seat === null ? 'Watching' : `You are seat ${this.seat + 1}`));
       const emotes = this.seat === null ? null : h('div', { class: 'emotes' },
         Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', onclick: () => this.conn.send({ type: 'emote', id }) }, text)));
-      const wrap = h('div', { class: 'game' }, hud, h('div', { class: 'stage' }, canvas), emotes);
+      const title = this.levelInfo(level)?.name || level;
+      const wrap = h('div', { class: 'game' }, h('h1', { class: 'sr-only' }, `Kitchen: ${title}`), hud, h('div', { class: 'stage' }, canvas), emotes);
       show('game', wrap);
       const names = () => new Map((this.lobby ? this.lobby.seats : []).map((s) => [s.index, s.name]));
       const game = new Game({
@@ -182,12 +201,43 @@ export class RoomSession {
   }
 
   async loadLevels() {
-    try {
-      this.levels = (await api.levels()).levels;
-    } catch {
-      this.levels = [];
+    const [levels, session] = await Promise.all([
+      api.levels().then((r) => r.levels).catch(() => []),
+      standing(),
+    ]);
+    this.levels = levels;
+    this.session = session;
+    if (this.state === 'lobby' && !this.stopped) this.showLobby();
+  }
+
+  /** The session's quests and bests again (after a round, when they may have moved). */
+  async loadSession() {
+    this.session = await standing();
+  }
+
+  levelInfo(id) {
+    return (this.levels || []).find((lv) => lv.id === id) || null;
+  }
+
+  bestStars(id) {
+    const b = this.session && this.session.best && this.session.best[id];
+    return b ? b.stars : 0;
+  }
+
+  /** Quest completions: their titles (looked up in the session; the event carries the id). */
+  async questsDone(events) {
+    let quests = (this.session && this.session.quests) || [];
+    if (events.some((e) => !quests.some((q) => q.id === e.payload.quest))) {
+      await this.loadSession();
+      quests = (this.session && this.session.quests) || [];
+    } else {
+      this.loadSession();
     }
-    if (this.state === 'lobby') this.showLobby();
+    const titles = events.map((e) => {
+      const q = quests.find((x) => x.id === e.payload.quest);
+      return q ? q.title : String(e.payload.quest).replace(/_/g, ' ');
+    });
+    say(`Quest complete: ${titles.join(', ')}`);
   }
 
   showLobby() {
@@ -197,51 +247,130 @@ export class RoomSession {
       this.loadLevels();
     }
     const l = this.lobby;
+    // Create room and Quick play open with no level: the host's is their highest unlocked.
+    if (this.host && !l.level && !this.picked && this.levels.length) {
+      const top = highestUnlocked(this.levels, l.unlocked);
+      this.picked = true;
+      if (top) this.conn.send({ type: 'set_level', level: top.id });
+    }
     const link = `${location.origin}/r/${this.code}`;
     const bySeat = new Map(l.seats.map((s) => [s.index, s]));
     // Every other seat a bot (Play solo): nobody can join, so no link, no ready flags.
     const alone = this.seat !== null && l.seats.length >= this.maxPlayers && l.seats.every((s) => s.index === this.seat || s.bot);
+    // The host by themself in a room others can join (Quick play or Create room, nobody yet).
+    const waiting = this.host && l.seats.length === 1 && this.maxPlayers > 1;
     const why = this.seat === null ? '' : startWhy(l, this.host);
     const seats = [];
     for (let i = 0; i < this.maxPlayers; i++) {
       const s = bySeat.get(i);
       if (!s) {
-        seats.push(h('li', { class: 'seat empty' }, h('span', { class: 'swatch', style: `background:${seatColor(i)}` }), h('span', { class: 'name' }, 'Empty seat'),
-          this.host ? h('button', { class: 'small', onclick: () => this.bot(() => api.addBot(this.code, i)) }, 'Add bot') : null));
+        seats.push(h('li', { class: 'seat empty' }, swatch(i), h('span', { class: 'name' }, 'Empty seat'),
+          this.host ? h('button', { class: 'small', 'data-key': `add-bot-${i}`, 'aria-label': `Add bot to seat ${i + 1}`, onclick: () => this.bot(() => api.addBot(this.code, i)) }, 'Add bot') : null));
         continue;
       }
       seats.push(h('li', { class: 'seat', 'data-seat': i },
-        h('span', { class: 'swatch', style: `background:${seatColor(i)}` }),
+        swatch(i),
         h('span', { class: 'name' }, s.name),
         s.host ? h('span', { class: 'tag', title: 'host' }, '\u265B host') : null,
         s.bot ? h('span', { class: 'tag' }, 'bot') : null,
         alone ? null : s.ready ? h('span', { class: 'tag ok' }, 'ready') : h('span', { class: 'tag' }, 'not ready'),
         s.connected ? null : h('span', { class: 'tag warn' }, 'away'),
         i === this.seat ? h('span', { class: 'tag me' }, 'you') : null,
-        this.host && s.bot ? h('button', { class: 'small', onclick: () => this.bot(() => api.removeBot(this.code, i)) }, 'Remove bot') : null));
+        this.host && s.bot ? h('button', { class: 'small', 'data-key': `remove-bot-${i}`, 'aria-label': `Remove bot from seat ${i + 1}`, onclick: () => this.bot(() => api.removeBot(this.code, i)) }, 'Remove bot') : null));
     }
     const picker = h('select', { id: 'level', disabled: !this.host, onchange: (e) => this.conn.send({ type: 'set_level', level: e.target.value }) },
       h('option', { value: '', disabled: true, selected: !l.level }, 'Pick a level'),
-      (this.levels || []).map((lv) => h('option', { value: lv.id, disabled: lv.unlocked === false, selected: lv.id === l.level },
-        `${lv.order}. ${lv.name}${lv.unlocked === false ? ' (locked)' : ''}`)));
+      (this.levels || []).map((lv) => {
+        const best = this.bestStars(lv.id);
+        return h('option', { value: lv.id, disabled: lv.unlocked === false, selected: lv.id === l.level },
+          `${lv.order}. ${lv.name}${lv.unlocked === false ? ' (locked)' : ''}${best ? ` \u2014 best ${stars(best)}` : ''}`);
+      }));
     if (l.level && !(this.levels || []).some((lv) => lv.id === l.level)) picker.append(h('option', { value: l.level, selected: true }, l.level));
     const me_ = this.seat === null ? null : bySeat.get(this.seat);
+    const empty = [];
+    for (let i = 0; i < this.maxPlayers; i++) if (!bySeat.has(i)) empty.push(i);
     show('lobby',
-      h('section', { class: 'panel' },
-        h('h1', {}, `Room ${this.code}`),
+      h('section', { class: 'panel', 'aria-labelledby': 'room-title' },
+        h('h1', { id: 'room-title' }, `Room ${this.code}`),
         alone ? null : h('div', { class: 'field' }, h('label', { for: 'link' }, 'Room link'),
           h('div', { class: 'row' }, h('input', { id: 'link', readonly: true, value: link }),
-            h('button', { class: 'small', onclick: () => copy(link) }, 'Copy'))),
-        h('ul', { class: 'seats' }, seats),
+            h('button', { class: 'small', id: 'copy-link', onclick: () => copy(link) }, 'Copy'))),
+        waiting ? h('div', { class: 'waiting', id: 'waiting' },
+          h('p', {}, 'You are the only cook here. Waiting for others: anyone with the link can join, and Quick play sends new players to this room. Or cook now with bots.'),
+          h('button', { id: 'add-bots', onclick: () => this.addBots(empty) }, empty.length === 1 ? 'Add a bot' : `Add bots (${empty.length})`)) : null,
+        h('ul', { class: 'seats', 'aria-label': 'Seats' }, seats),
         l.spectators.length ? h('p', { class: 'spectators' }, `Watching: ${l.spectators.map((s) => s.name).join(', ')}`) : null,
         h('div', { class: 'field' }, h('label', { for: 'level' }, 'Level'), picker),
         this.seat === null ? h('p', {}, 'You are watching: you get a seat when one frees up after a round.') : h('div', { class: 'row' },
-          alone ? null : h('button', { onclick: () => this.conn.send({ type: 'ready' }), 'aria-pressed': me_ && me_.ready ? 'true' : 'false' }, 'Ready'),
-          h('button', { class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': why ? 'start-why' : null, onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
-          h('button', { onclick: () => this.leave() }, 'Leave')),
+          alone ? null : h('button', { id: 'ready', onclick: () => this.conn.send({ type: 'ready' }), 'aria-pressed': me_ && me_.ready ? 'true' : 'false' }, 'Ready'),
+          h('button', { id: 'start', class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': why ? 'start-why' : null, onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
+          h('button', { id: 'leave', onclick: () => this.leave() }, 'Leave')),
         why ? h('p', { id: 'start-why', class: 'start-why' }, why) : null,
-        this.seat === null ? null : h('div', { class: 'row emotes' },
-          Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', onclick: () => this.conn.send({ type: 'emote', id }) }, text)))));
+        this.seat === null ? null : h('div', { class: 'row emotes', role: 'group', 'aria-label': 'Emotes' },
+          Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', 'data-key': `emote-${id}`, onclick: () => this.conn.send({ type: 'emote', id }) }, text))),
+        this.questsPanel()),
+      this.briefing(l.level));
+  }
+
+  /** The lobby's quests, folded away until asked for (and kept open across updates). */
+  questsPanel() {
+    const details = h('details', { class: 'quests-panel', id: 'quests-panel', open: this.questsOpen,
+      ontoggle: (e) => (this.questsOpen = e.target.open) },
+    h('summary', { id: 'quests-summary' }, 'Quests'),
+    this.session ? questList(this.session.quests) : h('p', { class: 'quiet' }, 'Your quests show here once this browser has played a round.'));
+    return details;
+  }
+
+  /** What the picked level asks: name, time, target, stars as clock times, recipes, hazards. */
+  briefing(id) {
+    const lv = id && this.levelInfo(id);
+    if (!lv) {
+      return h('section', { class: 'panel briefing', id: 'briefing', 'aria-labelledby': 'briefing-title' },
+        h('h2', { id: 'briefing-title' }, 'The level'),
+        h('p', { class: 'quiet' }, id ? 'Loading the level\u2026' : 'No level picked yet: the host picks one.'));
+    }
+    const limit = lv.time_limit_s;
+    const thresholds = (lv.stars || [{ stars: 3, time_left_s: limit / 2 }, { stars: 2, time_left_s: limit / 4 }, { stars: 1, time_left_s: 0 }]);
+    const weights = lv.recipe_weights || (lv.recipes || []).map((r) => ({ id: r, weight: 1 }));
+    const total = weights.reduce((n, w) => n + w.weight, 0);
+    const weighted = weights.some((w) => w.weight > 1);
+    const best = this.bestStars(lv.id);
+    return h('section', { class: 'panel briefing', id: 'briefing', 'aria-labelledby': 'briefing-title' },
+      h('h2', { id: 'briefing-title' }, `Level ${lv.order}: ${lv.name}`),
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'Time'), h('dd', { id: 'brief-time' }, clock(limit)),
+        h('dt', {}, 'Target'), h('dd', { id: 'brief-target' }, `${lv.target} points`),
+        h('dt', {}, 'Stars'), h('dd', { id: 'brief-stars' },
+          h('ul', { class: 'thresholds' }, thresholds.map((t) => h('li', {},
+            starsImg(t.stars, 'stars-small'), ' ',
+            t.time_left_s > 0 ? `by ${clock(t.time_left_s)} left` : 'in time')))),
+        best ? h('dt', {}, 'Your best') : null, best ? h('dd', {}, starsImg(best, 'stars-small')) : null),
+      h('h3', {}, 'Recipes'),
+      h('ul', { class: 'recipes', id: 'brief-recipes' }, weights.map((w) => {
+        const r = recipe(w.id);
+        return h('li', { class: 'recipe', 'data-recipe': w.id },
+          h('div', { class: 'recipe-head' },
+            h('span', { class: 'glyph', 'aria-hidden': 'true' }, r.glyph),
+            h('strong', {}, r.name),
+            weighted ? h('span', { class: 'tag' }, `${w.weight} in ${total} orders`) : null),
+          h('p', { class: 'parts' }, describe(w.id).replace(`${r.name}: `, '')),
+          h('ol', { class: 'steps' }, method(w.id).map((st) => h('li', {}, st))));
+      })),
+      h('h3', {}, 'Hazards'),
+      h('ul', { class: 'hazards', id: 'brief-hazards' },
+        (lv.hazards || []).length ? lv.hazards.map((z) => h('li', { 'data-hazard': z.kind }, hazardWords(z))) : h('li', {}, 'None: just cook.')));
+  }
+
+  /** Quick play alone: fill every empty seat with a bot. */
+  async addBots(seats) {
+    for (const i of seats) {
+      try {
+        await api.addBot(this.code, i);
+      } catch (e) {
+        say(e.message, 'error');
+        return;
+      }
+    }
   }
 
   lobbyEvents(events) {
@@ -274,21 +403,53 @@ export class RoomSession {
     const word = r.result || 'aborted';
     const seated = this.seat !== null;
     const names = new Map((this.lobby ? this.lobby.seats : []).map((s) => [`c${s.index}`, s]));
+    const lv = this.levelInfo(r.level_id);
+    const limit = lv ? lv.time_limit_s : null;
+    const thresholds = lv && lv.stars ? lv.stars : limit ? [{ stars: 3, time_left_s: limit / 2 }, { stars: 2, time_left_s: limit / 4 }, { stars: 1, time_left_s: 0 }] : [];
+    const reached = r.score >= r.target;
+    // A level the viewer could not pick before this round (the lobby said how far they were).
+    const before = this.lobby && this.lobby.unlocked;
+    const next = r.unlocked && this.levelInfo(r.unlocked);
+    const fresh = next && (before === null || before === undefined || next.order > before) ? next : null;
+    const verdict = h('h1', { id: 'verdict', 'data-result': word }, `Round ${word}`);
     show('results',
       h('section', { class: 'panel results' },
-        h('h1', { id: 'verdict', 'data-result': word }, `Round ${word}`),
-        h('p', { class: 'stars', 'aria-label': `${r.stars} stars` }, stars(r.stars)),
+        verdict,
+        lv ? h('p', { class: 'lead' }, `Level ${lv.order}: ${lv.name}`) : null,
+        h('p', { class: 'stars' }, starsImg(r.stars)),
+        fresh ? h('p', { class: 'unlocked', id: 'unlocked', role: 'status' }, `Level ${fresh.order} unlocked: ${fresh.name}`) : null,
         h('p', { id: 'final-score' }, `Score ${r.score} / ${r.target}`),
+        limit ? h('p', { id: 'round-time' }, `Time ${clock(limit - r.time_left)} of ${clock(limit)}${reached ? ` \u00b7 ${clock(r.time_left)} left at the target` : ''}`) : null,
+        thresholds.length ? h('table', { class: 'thresholds-table', id: 'thresholds' },
+          h('caption', {}, 'Stars'),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Stars'), h('th', { scope: 'col' }, 'Needs'), h('th', { scope: 'col' }, 'This round'))),
+          h('tbody', {}, thresholds.map((t) => {
+            const got = reached && r.time_left >= t.time_left_s;
+            return h('tr', { class: got ? 'got' : '' },
+              h('td', {}, starsImg(t.stars, 'stars-small')),
+              h('td', {}, `${r.target} points${t.time_left_s > 0 ? ` with ${clock(t.time_left_s)} left` : ' in time'}`),
+              h('td', {}, got ? '\u2713 yes' : reached ? `no (${clock(r.time_left)} left)` : `no (${r.score} points)`));
+          }))) : null,
         h('table', {},
-          h('thead', {}, h('tr', {}, h('th', {}, 'Cook'), h('th', {}, 'Points'), h('th', {}, 'Dishes'), h('th', {}, 'Missed'))),
+          h('caption', {}, 'Cooks'),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Cook'), h('th', { scope: 'col' }, 'Points'), h('th', { scope: 'col' }, 'Dishes'), h('th', { scope: 'col' }, 'Missed'))),
           h('tbody', {}, r.players.map((p) => h('tr', {},
-            h('td', {}, h('span', { class: 'swatch', style: `background:${seatColor(Number(p.id.slice(1)))}` }), p.name, names.get(p.id)?.bot ? ' (bot)' : ''),
+            h('td', {}, swatch(Number(p.id.slice(1))), p.name, names.get(p.id)?.bot ? ' (bot)' : ''),
             h('td', {}, p.score), h('td', {}, p.dishes_served), h('td', {}, p.missed_contrib))))),
         h('p', { class: 'counters' }, `Served ${r.counters.served} \u00b7 missed ${r.counters.missed} \u00b7 wasted ${r.counters.wasted} \u00b7 dropped ${r.counters.lost_items} \u00b7 longest streak ${r.longest_streak}`),
         h('div', { class: 'row' },
-          seated ? h('button', { class: 'primary', onclick: () => this.conn.send({ type: 'next_level' }) }, word === 'won' ? 'Next level' : 'Retry') : null,
+          seated ? h('button', { class: 'primary', 'data-autofocus': true, onclick: () => this.conn.send({ type: 'next_level' }) }, word === 'won' ? 'Next level' : 'Retry') : null,
           seated ? h('button', { onclick: () => this.conn.send({ type: 'to_lobby' }) }, 'Lobby') : null,
           h('button', { onclick: () => this.leave() }, 'Home'))));
+    // Best stars and quests may have moved with this round: the next lobby shows them.
+    this.refreshSession();
+  }
+
+  /** Loads the session again (the round's result is written a moment after its end) and
+   * redraws the lobby if that is where the room is. */
+  async refreshSession() {
+    await this.loadSession();
+    if (this.state === 'lobby' && !this.stopped) this.showLobby();
   }
 
   leave() {
@@ -308,13 +469,45 @@ function copy(text) {
   say('Room link copied.');
 }
 
+/** Why Start is disabled, in words ('' when it is not). */
+const REFUSALS = {
+  no_level: 'Pick a level to start.',
+  no_ready_players: 'Start waits for another player to press Ready.',
+  wrong_state: 'The round is on its way.',
+};
+
 /**
- * Why Start is disabled, in words ('' when it is not): the server's two reasons (no level
- * picked; nobody but the host ready, unless the host is alone), or not being the host.
+ * Why Start is disabled, in words ('' when it is not): the reason the lobby frame carries
+ * (`start_refusal`), or, from a server without it, the same two reasons worked out here (no
+ * level picked; nobody but the host ready, unless the host is alone); or not being the host.
  */
 function startWhy(l, host) {
   if (!host) return 'The host starts the round.';
   if (l.can_start) return '';
-  if (!l.level) return 'Pick a level to start.';
-  return 'Start waits for another player to press Ready.';
+  if (l.start_refusal) return REFUSALS[l.start_refusal] || `Start is refused: ${l.start_refusal}.`;
+  if (!l.level) return REFUSALS.no_level;
+  return REFUSALS.no_ready_players;
+}
+
+/** The highest campaign level the viewer has unlocked (`unlocked` is its order). */
+function highestUnlocked(levels, unlocked) {
+  const open = levels.filter((lv) => lv.unlocked !== false && (unlocked === null || unlocked === undefined || lv.order <= unlocked));
+  return open.reduce((top, lv) => (!top || lv.order > top.order ? lv : top), null);
+}
+
+/** A hazard of `/api/levels` in plain words. */
+function hazardWords(z) {
+  const s = (n) => `${Math.round(n * 10) / 10} s`;
+  switch (z.kind) {
+    case 'fire':
+      return `Fire: a soup left on the stove ${s(z.burn_after_s)} after it is ready burns and catches fire, and fire spreads to the next station every ${s(z.spread_s)}. Press Act at a fire to put it out.`;
+    case 'spills':
+      return `Spills: one lands on the floor every ${s(z.every_s)}; stepping in it stops your cook for ${s(z.stun_s)}.`;
+    case 'rush':
+      return `Rush: from ${z.at_s.map(clock).join(' and ')} into the round, for ${s(z.len_s)}, orders come twice as fast and pay half again as much.`;
+    case 'carts':
+      return `Carts: ${z.count === 1 ? 'a cart loops' : `${z.count} carts loop`} through the kitchen; one that hits your cook stops it for ${s(z.stun_s)}.`;
+    default:
+      return z.kind;
+  }
 }
