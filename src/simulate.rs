@@ -67,6 +67,10 @@ pub fn play<W: std::io::Write>(
         for input in team.decide(&view) {
             round.append(Accepted::from(input))?;
         }
+        for (seat, id) in team.take_emotes() {
+            let id = id.to_string();
+            round.append(Accepted::Emoted { seat, id })?;
+        }
         let closed = round.close_tick()?;
         watch(&round.fold().state, &closed.events);
         if closed.frame.is_some()

@@ -61,6 +61,9 @@ pub struct Situation<'a> {
     supply: [i32; INGREDIENTS],
     /// How many more salad assembly plates should be laid out.
     plates_to_lay: i32,
+    /// Stations a person is using or heading to (`BotTeam` predicts them): no bot takes
+    /// one (for any job but fetching from a shelf), it finds another station or job.
+    pub people: Vec<usize>,
 }
 
 impl<'a> Situation<'a> {
@@ -98,6 +101,7 @@ impl<'a> Situation<'a> {
             need: [0; INGREDIENTS],
             supply: [0; INGREDIENTS],
             plates_to_lay: 0,
+            people: Vec::new(),
         };
         sit.measure();
         sit
@@ -207,7 +211,8 @@ impl<'a> Situation<'a> {
         self.nav.dist(s, from.0, from.1)
     }
 
-    /// The nearest reachable station matching `pred`, not claimed by a teammate.
+    /// The nearest reachable station matching `pred`, not claimed by a teammate nor by a
+    /// person.
     fn nearest(
         &self,
         from: (i32, i32),
@@ -221,6 +226,7 @@ impl<'a> Situation<'a> {
             .enumerate()
             .filter(|(i, s)| {
                 pred(s)
+                    && (matches!(purpose, Purpose::Fetch(_)) || !self.people.contains(i))
                     && !claims
                         .iter()
                         .any(|c| c.station == *i && conflicts(c.purpose, purpose))

@@ -121,6 +121,7 @@ impl Room {
             meta,
             pending: Arc::new(AtomicUsize::new(0)),
             history: Vec::new(),
+            work: [0; crate::sim::SEATS],
         }));
         self.fan_out(first);
     }
@@ -197,6 +198,10 @@ impl Room {
                 for i in team.decide(view) {
                     play.round.append(Accepted::from(i))?;
                 }
+                for (seat, id) in team.take_emotes() {
+                    let id = id.to_string();
+                    play.round.append(Accepted::Emoted { seat, id })?;
+                }
             }
             play.round.close_tick()
         }));
@@ -217,6 +222,13 @@ impl Room {
         if !closed.events.is_empty() && shared.chain().is_some() {
             let rows = event_rows(&closed.events, closed.tick, &play.round.fold().ids);
             play.history.extend(rows);
+        }
+        for e in &closed.events {
+            if crate::store::quests::is_work(e.kind.name())
+                && let Some(n) = e.payload.i.and_then(|i| play.work.get_mut(i as usize))
+            {
+                *n += 1;
+            }
         }
         play.spectators.note(&closed.events);
         let dropped = play.round.players().events_dropped();

@@ -14,6 +14,7 @@ mod fuzz_corpus;
 mod golden;
 mod level_bounds;
 mod levels;
+mod people;
 mod replay_file;
 mod sim_rules;
 mod snapshot;

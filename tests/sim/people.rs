@@ -1,0 +1,188 @@
+//! Bots beside people: they leave a person the board or pot the person is working or
+//! heading to, walk round the tile in front of a person, and when a person stands in the
+//! only way to their jobs they ask with a wave and wait off the way instead of queueing at
+//! the person's back.
+
+use crate::kitchen;
+
+use undercooked::bots::BotTeam;
+use undercooked::levels::LevelSource;
+use undercooked::log::Accepted;
+use undercooked::round::Round;
+use undercooked::wire::view::FrameView;
+
+fn level(id_part: &str) -> LevelSource {
+    kitchen::campaign()
+        .into_iter()
+        .find(|l| l.level.id.contains(id_part))
+        .expect("a campaign level")
+}
+
+/// The first view of a 4-seat round of `level` (seat 0 a person, seats 1-3 bots).
+fn first_view(level: &LevelSource) -> FrameView {
+    let header = undercooked::simulate::bot_header(level, 1, 4, 20);
+    let (round, _) = Round::start(header, Vec::new()).unwrap();
+    round.players().last_view().unwrap().clone()
+}
+
+/// Puts seat `seat` on tile (`x`, `y`), facing `f`, holding `h`.
+fn place(view: &mut FrameView, seat: u8, (x, y): (i32, i32), f: u8, h: Option<&'static str>) {
+    let p = view.p.iter_mut().find(|p| p.seat == seat).unwrap();
+    (p.x, p.y, p.f, p.h) = (x * 100 + 50, y * 100 + 50, f, h);
+}
+
+fn station(view: &FrameView, x: u16, y: u16) -> usize {
+    view.st.iter().position(|s| (s.x, s.y) == (x, y)).unwrap()
+}
+
+/// The board the bot of seat 1 (holding a raw onion on tile (3, 3) of the first kitchen)
+/// goes to, with seat 0 placed by `person` (`None`: away in a corner, facing a wall).
+fn board_chosen(person: Option<((i32, i32), u8)>) -> usize {
+    let level = level("first_kitchen");
+    let mut view = first_view(&level);
+    // Everyone but seat 1 out of the way, in the bottom-right corner facing the wall.
+    for seat in [0, 2, 3] {
+        place(&mut view, seat, (8 - seat as i32, 4), 2, None);
+    }
+    if let Some((at, f)) = person {
+        place(&mut view, 0, at, f, Some("onion_raw"));
+    }
+    place(&mut view, 1, (3, 3), 0, Some("onion_raw"));
+    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
+    team.decide(&view);
+    let goals = team.goals();
+    goals[0].1.expect("the bot has a job").station
+}
+
+#[test]
+fn a_bot_leaves_a_person_the_board_the_person_faces_or_walks_up_to() {
+    // Given the first kitchen, a bot with a raw onion whose nearest empty board is (4, 1)
+    let level = level("first_kitchen");
+    let view = first_view(&level);
+    let (near, far) = (station(&view, 4, 1), station(&view, 6, 1));
+    assert_eq!(board_chosen(None), near, "alone, the bot takes the nearest board");
+    // When a person with an onion stands below that board facing it, then the bot takes the
+    // other board
+    assert_eq!(board_chosen(Some(((4, 2), 0))), far, "the person faces it");
+    // And when the person is two tiles below it walking up to it, the same
+    assert_eq!(board_chosen(Some(((4, 3), 0))), far, "the person walks up to it");
+}
+
+/// Plays `ticks` of a 4-seat round of `level` with seat 0 a person walking to `stand` and
+/// facing `face` there, seats 1-3 one bot team. Calls `each` with every view and the
+/// emotes the team sent after it.
+fn beside_a_person(
+    level: &LevelSource,
+    seed: u64,
+    stand: (i32, i32),
+    face: u8,
+    ticks: u32,
+    mut each: impl FnMut(&FrameView, &[(u8, &'static str)]),
+) {
+    let header = undercooked::simulate::bot_header(level, seed, 4, 20);
+    let (mut round, _) = Round::start(header, Vec::new()).unwrap();
+    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
+    let mut seq = 0;
+    while !round.decided() && round.fold().state.tick < ticks {
+        let view = round.players().last_view().unwrap().clone();
+        let me = view.p.iter().find(|p| p.seat == 0).unwrap();
+        let (dx, dy) = (stand.0 * 100 + 50 - me.x, stand.1 * 100 + 50 - me.y);
+        // Along the row first, then the column (the person knows the kitchen).
+        let mv = if dy.abs() > 5 && dx.abs() > 5 && me.y.div_euclid(100) != 3 {
+            (0, dy.signum() as i16 * 1000)
+        } else if dx.abs() > 5 {
+            (dx.signum() as i16 * 1000, 0)
+        } else if dy.abs() > 5 {
+            (0, dy.signum() as i16 * 1000)
+        } else {
+            (0, 0)
+        };
+        seq += 1;
+        let face = (mv == (0, 0)).then_some(face);
+        round
+            .append(Accepted::Input { seat: 0, seq, mv, act: false, face })
+            .unwrap();
+        for i in team.decide(&view) {
+            round.append(Accepted::from(i)).unwrap();
+        }
+        let emotes = team.take_emotes();
+        for &(seat, id) in &emotes {
+            round
+                .append(Accepted::Emoted { seat, id: id.to_string() })
+                .unwrap();
+        }
+        each(&view, &emotes);
+        round.close_tick().unwrap();
+    }
+}
+
+#[test]
+fn bots_walk_round_the_tile_in_front_of_a_person_standing_in_the_open() {
+    // Given a person standing in the middle row of the first kitchen (the row between the
+    // top and the bottom stations), facing right
+    let level = level("first_kitchen");
+    for seed in [1u64, 2] {
+        let (stand, front) = ((5, 3), (6, 3));
+        let mut on_front = 0;
+        let mut served_before = 0;
+        // When three bots cook for 60 seconds around the person
+        beside_a_person(&level, seed, stand, 1, 1200, |view, _| {
+            let person_there = view
+                .p
+                .iter()
+                .any(|p| p.seat == 0 && (p.x / 100, p.y / 100) == stand);
+            if person_there {
+                on_front += view
+                    .p
+                    .iter()
+                    .filter(|p| p.seat != 0 && (p.x / 100, p.y / 100) == front)
+                    .count();
+            }
+            served_before = view.s;
+        });
+        // Then they score and keep off the tile the person faces (at most a few ticks
+        // crossing it when no other way is free)
+        assert!(served_before > 0, "seed {seed}: the bots scored nothing");
+        assert!(
+            on_front <= 20,
+            "seed {seed}: bots stood {on_front} ticks on the tile in front of the person"
+        );
+    }
+}
+
+#[test]
+fn a_bot_a_person_blocks_waves_and_waits_off_the_way() {
+    // Given Two Rooms, a person standing in the one-tile doorway between them
+    let level = level("two_rooms");
+    let door = (7, 3);
+    let beside_door = [(6, 3), (8, 3)];
+    let mut waves = 0;
+    let mut held = [0u32; 4];
+    let mut longest = 0;
+    // When three bots play 40 seconds with the person there
+    beside_a_person(&level, 1, door, 1, 800, |view, emotes| {
+        let person_there = view
+            .p
+            .iter()
+            .any(|p| p.seat == 0 && (p.x / 100, p.y / 100) == door);
+        waves += emotes.iter().filter(|(_, id)| *id == "wave").count();
+        for p in view.p.iter().filter(|p| p.seat != 0) {
+            let at = (p.x / 100, p.y / 100);
+            let k = p.seat as usize;
+            if person_there && beside_door.contains(&at) {
+                held[k] += 1;
+                longest = longest.max(held[k]);
+            } else {
+                held[k] = 0;
+            }
+        }
+    });
+    // Then a bot cut off from its jobs asked with a wave (not every tick: at most one every
+    // five seconds per bot) and no bot stood at the person's back for more than 3 seconds
+    assert!(waves > 0, "no bot asked the person for the way");
+    assert!(waves <= 3 * 8 + 3, "{waves} waves in 40 s");
+    assert!(
+        longest <= 60,
+        "a bot stood beside the person in the doorway for {longest} ticks"
+    );
+}
