@@ -5,7 +5,11 @@
 //! the next tile of a way planned with the teammates' ways (`traffic`), a press when beside
 //! the station. A cook takes its tile the way the sim does (the floor of its position) and
 //! never presses from a wire position on a tile edge, where the rounding hides which tile it
-//! is on. Bots are deterministic given the views, send inputs on change plus a 5 Hz
+//! is on. Cooks outside the team are people to the bots (in a room, the seats not flagged
+//! bot): a bot leaves a person the station the person uses or walks up to, goes round the
+//! tile in front of a person, and when only a way through a person leads to its jobs it
+//! waves (`take_emotes`) and waits off the way (docs/GAME.md, "Bots beside people"). Bots
+//! are deterministic given the views, send inputs on change plus a 5 Hz
 //! keep-alive like a real client, and never touch the sim's state: headless rounds, load
 //! tests and solo play with bot teammates all use them the same way.
 
@@ -91,6 +95,8 @@ pub struct BotTeam {
     people: Vec<Person>,
     /// Emotes decided and not yet taken (`take_emotes`).
     emotes: Vec<(u8, &'static str)>,
+    /// Whether the team minds people (`blind_to_people` turns it off).
+    minds_people: bool,
 }
 
 impl BotTeam {
@@ -135,7 +141,16 @@ impl BotTeam {
                 .collect(),
             people: Vec::new(),
             emotes: Vec::new(),
+            minds_people: true,
         }
+    }
+
+    /// The same team as the bots were before they minded people (people only walls on
+    /// their ways, a person facing a station a claim on it): to measure what minding
+    /// people changes.
+    pub fn blind_to_people(mut self) -> BotTeam {
+        self.minds_people = false;
+        self
     }
 
     /// The emotes the team's cooks send after the last `decide`, as (seat, emote id): a
@@ -154,7 +169,8 @@ impl BotTeam {
             .iter()
             .filter(|p| p.s != "disconnected" && !self.cooks.iter().any(|c| c.seat == p.seat))
             .collect();
-        self.people.retain(|q| outside.iter().any(|p| p.seat == q.seat));
+        self.people
+            .retain(|q| outside.iter().any(|p| p.seat == q.seat));
         for p in outside {
             match self.people.iter_mut().find(|q| q.seat == p.seat) {
                 Some(q) if q.pos == (p.x, p.y) && p.s != "working" => {}
@@ -174,7 +190,8 @@ impl BotTeam {
     /// The stations people are using or heading to: the one a person faces (while it works
     /// it, or has not stood idle `PERSON_IDLE_S`), and the one two tiles ahead of a person
     /// on the move towards it. Only stations where a cook's work or item can be taken from
-    /// under a person count: boards, stoves, counters, and a sink being washed at.
+    /// under a person count: boards, stoves, counters, and any station a person works at
+    /// (chopping, washing, putting out a fire).
     fn people_targets(&self, view: &FrameView) -> Vec<usize> {
         let mut out = Vec::new();
         for q in &self.people {
@@ -188,9 +205,9 @@ impl BotTeam {
             let still = view.t.saturating_sub(q.moved_at);
             let working = p.s == "working";
             let contested = |s: usize, working: bool| {
-                view.st.get(s).is_some_and(|st| {
-                    matches!(st.k, "chop_board" | "stove" | "prep") || (st.k == "sink" && working)
-                })
+                view.st
+                    .get(s)
+                    .is_some_and(|st| working || matches!(st.k, "chop_board" | "stove" | "prep"))
             };
             if let Some(s) = self.nav.station_at(x + dx, y + dy) {
                 if (working || still < PERSON_IDLE_S * self.tick_hz) && contested(s, working) {
@@ -207,13 +224,9 @@ impl BotTeam {
         out
     }
 
-    /// A tile for cook `k` to wait on while a person blocks its way: the nearest it can reach
-    /// (`field`, from its tile around the people) at least two steps from every person and
-    /// not in front of one, beside no station if it can be; its own tile when none is.
-    fn aside_tile(&self, view: &FrameView, tile: Tile, field: &[u16]) -> Tile {
-        let (w, h) = self.nav.size();
-        let people: Vec<(Tile, Tile)> = self
-            .people
+    /// Each person's tile and the tile in front of it.
+    fn people_at(&self, view: &FrameView) -> Vec<(Tile, Tile)> {
+        self.people
             .iter()
             .filter_map(|q| view.p.iter().find(|p| p.seat == q.seat))
             .map(|p| {
@@ -221,12 +234,16 @@ impl BotTeam {
                 let (dx, dy) = DIRS.get(p.f as usize).copied().unwrap_or((0, 0));
                 (t, (t.0 + dx, t.1 + dy))
             })
-            .collect();
-        let clear = |t: Tile| {
-            people
-                .iter()
-                .all(|&(p, front)| (t.0 - p.0).abs() + (t.1 - p.1).abs() >= 2 && t != front)
-        };
+            .collect()
+    }
+
+    /// A tile for cook `k` to wait on while a person blocks its way: the nearest it can reach
+    /// (`field`, from its tile around the people) at least two steps from every person and
+    /// not in front of one, beside no station if it can be; its own tile when none is.
+    fn aside_tile(&self, view: &FrameView, tile: Tile, field: &[u16]) -> Tile {
+        let (w, h) = self.nav.size();
+        let people = self.people_at(view);
+        let clear = |t: Tile| clear_of(&people, t);
         let mut best: Option<(bool, u16, Tile)> = None;
         for y in 0..h as i32 {
             for x in 0..w as i32 {
@@ -247,7 +264,9 @@ impl BotTeam {
     pub fn decide(&mut self, view: &FrameView) -> Vec<BotInput> {
         let nav = self.nav.clone();
         let recipes = self.recipes.clone();
-        self.follow_people(view);
+        if self.minds_people {
+            self.follow_people(view);
+        }
         let mut sit = Situation::new(view, &nav, &recipes, self.plates);
         sit.people = self.people_targets(view);
         // Where people stand: no bot walks through one, and a job only a way through a
@@ -258,11 +277,13 @@ impl BotTeam {
             .filter_map(|q| view.p.iter().find(|p| p.seat == q.seat))
             .map(|p| tile_of(p.x, p.y))
             .collect();
-        // Cooks outside the team (people, other teams' bots) say nothing of their plans; one
-        // standing at a station and facing it is taken to be using it.
+        // Cooks outside the team (people, other teams' bots) say nothing of their plans.
+        // Blind to people, one standing at a station and facing it is taken to be using it
+        // (minding people, `sit.people` says which stations they use or walk up to).
         let outsiders: Vec<Goal> = view
             .p
             .iter()
+            .filter(|_| !self.minds_people)
             .filter(|p| p.s != "disconnected" && !self.cooks.iter().any(|c| c.seat == p.seat))
             .filter_map(|p| {
                 let (x, y) = tile_of(p.x, p.y);
@@ -321,7 +342,11 @@ impl BotTeam {
             };
             let cook = &mut self.cooks[k];
             cook.aside = aside;
-            if aside.is_some() && cook.asked_at.is_none_or(|t| view.t >= t + EMOTE_EVERY_S * self.tick_hz) {
+            if aside.is_some()
+                && cook
+                    .asked_at
+                    .is_none_or(|t| view.t >= t + EMOTE_EVERY_S * self.tick_hz)
+            {
                 cook.asked_at = Some(view.t);
                 self.emotes.push((cook.seat, ASK_EMOTE));
             }
@@ -386,6 +411,7 @@ impl BotTeam {
     /// The next tile of every cook's way (its own tile to stay), by cook.
     fn plan_ways(&mut self, view: &FrameView, here: &[Option<(&PlayerView, Tile)>]) -> Vec<Tile> {
         let mut walkers = Vec::new();
+        let walls: Vec<Tile> = self.people_at(view).iter().map(|&(t, _)| t).collect();
         let mut obstacles: Vec<Tile> = view
             .p
             .iter()
@@ -437,14 +463,25 @@ impl BotTeam {
                     let standing = goals.contains(&tile);
                     (goals, field, standing as u8 + 1)
                 }
-                None => match cook.aside {
-                    Some(t) => (vec![t], std::sync::Arc::new(self.nav.field_to(&[t])), 3),
-                    None => {
-                        let park = self.parking[cook.seat as usize % SEATS];
-                        let field = self.spawn_fields[cook.seat as usize % SEATS].clone();
-                        (vec![park], field, 3)
+                None => {
+                    let park = self.parking[cook.seat as usize % SEATS];
+                    // An idle cook whose parking tile is at a person's side or in front
+                    // of one waits elsewhere, as a cook a person blocks does.
+                    let aside = cook.aside.or_else(|| {
+                        let people = self.people_at(view);
+                        (!clear_of(&people, park)).then(|| {
+                            let field = self.nav.field_from_avoiding(tile, &walls);
+                            self.aside_tile(view, tile, &field)
+                        })
+                    });
+                    match aside {
+                        Some(t) => (vec![t], std::sync::Arc::new(self.nav.field_to(&[t])), 3),
+                        None => {
+                            let field = self.spawn_fields[cook.seat as usize % SEATS].clone();
+                            (vec![park], field, 3)
+                        }
                     }
-                },
+                }
             };
             let others: Vec<Tile> = view
                 .p
@@ -574,6 +611,14 @@ impl BotTeam {
         };
         clamp_intent(full(dx), full(dy))
     }
+}
+
+/// Whether tile `t` is at least two steps from every person and not in front of one
+/// (`people`: each person's tile and the tile in front of it).
+fn clear_of(people: &[(Tile, Tile)], t: Tile) -> bool {
+    people
+        .iter()
+        .all(|&(p, front)| (t.0 - p.0).abs() + (t.1 - p.1).abs() >= 2 && t != front)
 }
 
 /// The tile a cook stands on, from the wire's hundredths: the floor, as the sim takes it.

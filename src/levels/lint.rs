@@ -95,7 +95,10 @@ pub fn spawns_on_only_way(level: &Level) -> Vec<(usize, &'static str, u16, u16)>
         }
         let seen = reachable_without(level, &others, spawn);
         for st in grid.stations() {
-            let work: Vec<(u16, u16)> = grid.neighbours(st.x, st.y).map(|(x, y, _)| (x, y)).collect();
+            let work: Vec<(u16, u16)> = grid
+                .neighbours(st.x, st.y)
+                .map(|(x, y, _)| (x, y))
+                .collect();
             let cut = !work.is_empty() && !work.iter().any(|&(x, y)| seen[grid.index(x, y)]);
             let kind = st.kind.name();
             if cut && !out.iter().any(|o| o.0 == n + 1 && o.1 == kind) {

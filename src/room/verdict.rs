@@ -55,9 +55,12 @@ impl Room {
             // events: `store::quests::contributors`).
             let contributed =
                 |seat: usize| play.work.get(seat).copied().unwrap_or(0) >= WORK_TO_COUNT;
-            let credited = self.seats.list.iter().enumerate().filter_map(|(i, s)| {
-                s.as_ref().filter(|s| !s.bot && contributed(i))
-            });
+            let credited = self
+                .seats
+                .list
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.as_ref().filter(|s| !s.bot && contributed(i)));
             for seat in credited {
                 shared.sessions.unlock(&seat.token, next);
             }

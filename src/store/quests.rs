@@ -42,20 +42,34 @@ pub fn is_work(kind: &str) -> bool {
     WORK_KINDS.contains(&kind)
 }
 
-/// The SQL list of `WORK_KINDS`.
-fn work_kinds_sql() -> String {
-    let quoted: Vec<String> = WORK_KINDS.iter().map(|k| format!("'{k}'")).collect();
-    format!("({})", quoted.join(", "))
+/// The SQL test that seat `p.seat` of round `p.round_key` contributed (`p` a `round_players`
+/// row in the enclosing query; the bound parameter is `WORK_TO_COUNT`). SQL strings are
+/// literals (sqlx refuses built ones): the test below keeps `WORK_KINDS` in them.
+macro_rules! contributed_sql {
+    () => {
+        "(SELECT COUNT(*) FROM events e WHERE e.round_key = p.round_key AND e.seat = p.seat
+          AND e.kind IN ('chopped', 'served', 'washed', 'extinguished')) >= ?"
+    };
 }
 
-/// The SQL test that seat `p.seat` of round `p.round_key` contributed (`p` a `round_players`
-/// row in the enclosing query).
-fn contributed_sql() -> String {
-    format!(
-        "(SELECT COUNT(*) FROM events e WHERE e.round_key = p.round_key AND e.seat = p.seat AND e.kind IN {}) >= {WORK_TO_COUNT}",
-        work_kinds_sql()
-    )
-}
+/// Seats with `WORK_TO_COUNT` pieces of work in a round up to (tick, n).
+const CONTRIBUTORS_SQL: &str = "SELECT seat FROM events WHERE round_key = ? AND seat IS NOT NULL
+     AND kind IN ('chopped', 'served', 'washed', 'extinguished')
+     AND (tick < ? OR (tick = ? AND n <= ?))
+     GROUP BY seat HAVING COUNT(*) >= ? ORDER BY seat";
+
+const CAMPAIGN_SQL: &str = concat!(
+    "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
+     WHERE p.session_id = ? AND r.result = 'won' AND ",
+    contributed_sql!()
+);
+
+const TEAMMATES_SQL: &str = concat!(
+    "SELECT COUNT(DISTINCT o.session_id) FROM round_players p JOIN round_players o
+     ON o.round_key = p.round_key AND o.session_id <> p.session_id
+     WHERE p.session_id = ? AND o.session_id NOT LIKE 'bot-%' AND ",
+    contributed_sql!()
+);
 
 /// The seats of round `round_key` that contributed, counting its rows up to and with
 /// (`tick`, `n`) (`None`: the whole round), in seat order.
@@ -65,19 +79,14 @@ pub async fn contributors(
     upto: Option<(u32, u32)>,
 ) -> sqlx::Result<Vec<u8>> {
     let (tick, n) = upto.map_or((i64::MAX, i64::MAX), |(t, n)| (t as i64, n as i64));
-    let seats: Vec<i64> = sqlx::query_scalar(&format!(
-        "SELECT seat FROM events WHERE round_key = ? AND seat IS NOT NULL AND kind IN {}
-         AND (tick < ? OR (tick = ? AND n <= ?))
-         GROUP BY seat HAVING COUNT(*) >= ? ORDER BY seat",
-        work_kinds_sql()
-    ))
-    .bind(round_key)
-    .bind(tick)
-    .bind(tick)
-    .bind(n)
-    .bind(WORK_TO_COUNT as i64)
-    .fetch_all(&mut *conn)
-    .await?;
+    let seats: Vec<i64> = sqlx::query_scalar(CONTRIBUTORS_SQL)
+        .bind(round_key)
+        .bind(tick)
+        .bind(tick)
+        .bind(n)
+        .bind(WORK_TO_COUNT as i64)
+        .fetch_all(&mut *conn)
+        .await?;
     Ok(seats.into_iter().map(|s| s as u8).collect())
 }
 
@@ -353,26 +362,19 @@ pub async fn fold_result(
                     (won && out.stars >= need).then_some(Change::Max(1))
                 }
                 "campaign" => {
-                    let levels: i64 = sqlx::query_scalar(&format!(
-                        "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
-                         WHERE p.session_id = ? AND r.result = 'won' AND {}",
-                        contributed_sql()
-                    ))
-                    .bind(session)
-                    .fetch_one(&mut *conn)
-                    .await?;
+                    let levels: i64 = sqlx::query_scalar(CAMPAIGN_SQL)
+                        .bind(session)
+                        .bind(WORK_TO_COUNT as i64)
+                        .fetch_one(&mut *conn)
+                        .await?;
                     Some(Change::Max(levels))
                 }
                 "teammates" => {
-                    let mates: i64 = sqlx::query_scalar(&format!(
-                        "SELECT COUNT(DISTINCT o.session_id) FROM round_players p JOIN round_players o
-                         ON o.round_key = p.round_key AND o.session_id <> p.session_id
-                         WHERE p.session_id = ? AND o.session_id NOT LIKE 'bot-%' AND {}",
-                        contributed_sql()
-                    ))
-                    .bind(session)
-                    .fetch_one(&mut *conn)
-                    .await?;
+                    let mates: i64 = sqlx::query_scalar(TEAMMATES_SQL)
+                        .bind(session)
+                        .bind(WORK_TO_COUNT as i64)
+                        .fetch_one(&mut *conn)
+                        .await?;
                     Some(Change::Max(mates))
                 }
                 _ => None,
@@ -383,4 +385,18 @@ pub async fn fold_result(
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_of_contribution_counts_exactly_the_kinds_of_work() {
+        let list: Vec<String> = WORK_KINDS.iter().map(|k| format!("'{k}'")).collect();
+        let list = format!("IN ({})", list.join(", "));
+        for sql in [CONTRIBUTORS_SQL, CAMPAIGN_SQL, TEAMMATES_SQL] {
+            assert!(sql.contains(&list), "{sql}");
+        }
+    }
 }

@@ -184,7 +184,13 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
     // given both cooks at work (three boards chopped each) and four serves, when a fifth
     // and then a miss arrive in one batch
     for t in 0..3 {
-        let work = [chopped(t, 0), EventRow { n: 1, ..chopped(t, 1) }];
+        let work = [
+            chopped(t, 0),
+            EventRow {
+                n: 1,
+                ..chopped(t, 1)
+            },
+        ];
         history::write_events(&mut conn, &meta, &work, &defs)
             .await
             .unwrap();
@@ -294,7 +300,10 @@ async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
     history::begin_round(&mut conn, &meta).await.unwrap();
     let mut rows: Vec<EventRow> = (0..work).map(|n| EventRow { n, ..chopped(1, 0) }).collect();
     for seat in 1..4u8 {
-        rows.extend((0..3).map(|n| EventRow { n: 10 * seat as u32 + n, ..chopped(2, seat) }));
+        rows.extend((0..3).map(|n| EventRow {
+            n: 10 * seat as u32 + n,
+            ..chopped(2, seat)
+        }));
     }
     history::write_events(&mut conn, &meta, &rows, &defs)
         .await
@@ -344,7 +353,11 @@ async fn a_person_who_idles_beside_three_bots_gets_no_credit_for_their_win() {
     // Then the person unlocks nothing and moves no team quest
     assert_eq!(unlocked(&store, "s-ann").await, 1, "no unlock");
     for quest in ["clean_run", "on_a_roll", "three_stars", "campaign_hero"] {
-        assert_eq!(progress(&store, "s-ann", quest).await, (0, false), "{quest}");
+        assert_eq!(
+            progress(&store, "s-ann", quest).await,
+            (0, false),
+            "{quest}"
+        );
     }
     // While the bots that did the work are credited
     assert_eq!(progress(&store, "bot-1", "clean_run").await, (5, true));

@@ -125,7 +125,11 @@ fn a_spawn_on_the_only_tile_beside_a_shelf_is_named_spawn_on_only_way() {
         .collect();
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].message.contains("spawn 1"), "{}", found[0].message);
-    assert!(found[0].message.contains("spawn_shelf at (1, 1)"), "{}", found[0].message);
+    assert!(
+        found[0].message.contains("spawn_shelf at (1, 1)"),
+        "{}",
+        found[0].message
+    );
     // And with spawn 1 in the open, nobody's spawn cuts a station off: no lint
     let moved = "#########\n#lCC.PSW#\n#.......#\n#...1...#\n#t.C.234#\n#########";
     assert!(

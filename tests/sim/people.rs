@@ -60,12 +60,20 @@ fn a_bot_leaves_a_person_the_board_the_person_faces_or_walks_up_to() {
     let level = level("first_kitchen");
     let view = first_view(&level);
     let (near, far) = (station(&view, 4, 1), station(&view, 6, 1));
-    assert_eq!(board_chosen(None), near, "alone, the bot takes the nearest board");
+    assert_eq!(
+        board_chosen(None),
+        near,
+        "alone, the bot takes the nearest board"
+    );
     // When a person with an onion stands below that board facing it, then the bot takes the
     // other board
     assert_eq!(board_chosen(Some(((4, 2), 0))), far, "the person faces it");
     // And when the person is two tiles below it walking up to it, the same
-    assert_eq!(board_chosen(Some(((4, 3), 0))), far, "the person walks up to it");
+    assert_eq!(
+        board_chosen(Some(((4, 3), 0))),
+        far,
+        "the person walks up to it"
+    );
 }
 
 /// Plays `ticks` of a 4-seat round of `level` with seat 0 a person walking to `stand` and
@@ -100,7 +108,13 @@ fn beside_a_person(
         seq += 1;
         let face = (mv == (0, 0)).then_some(face);
         round
-            .append(Accepted::Input { seat: 0, seq, mv, act: false, face })
+            .append(Accepted::Input {
+                seat: 0,
+                seq,
+                mv,
+                act: false,
+                face,
+            })
             .unwrap();
         for i in team.decide(&view) {
             round.append(Accepted::from(i)).unwrap();
@@ -108,7 +122,10 @@ fn beside_a_person(
         let emotes = team.take_emotes();
         for &(seat, id) in &emotes {
             round
-                .append(Accepted::Emoted { seat, id: id.to_string() })
+                .append(Accepted::Emoted {
+                    seat,
+                    id: id.to_string(),
+                })
                 .unwrap();
         }
         each(&view, &emotes);
@@ -185,4 +202,164 @@ fn a_bot_a_person_blocks_waves_and_waits_off_the_way() {
         longest <= 60,
         "a bot stood beside the person in the doorway for {longest} ticks"
     );
+}
+
+/// One round's figures beside a person (seat 0), for `measure_people_rounds`.
+#[derive(Debug, Default)]
+struct Figures {
+    score: u32,
+    target: u32,
+    won: bool,
+    /// Seconds each bot stood still (same position, not working), by bot.
+    still_s: Vec<f64>,
+    /// The person's presses denied, and seconds it pushed against something and did not move.
+    denied: u32,
+    stuck_s: f64,
+    waves: u32,
+}
+
+/// Plays a 4-seat round: seat 0 driven by `person`, seats 1-3 one bot team (`blind`: the
+/// bots as they were before they minded people).
+fn measure(
+    level: &LevelSource,
+    seed: u64,
+    blind: bool,
+    mut person: impl FnMut(&FrameView) -> Option<Accepted>,
+) -> Figures {
+    let header = undercooked::simulate::bot_header(level, seed, 4, 20);
+    let (mut round, _) = Round::start(header, Vec::new()).unwrap();
+    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
+    if blind {
+        team = team.blind_to_people();
+    }
+    let mut f = Figures {
+        still_s: vec![0.0; 3],
+        ..Figures::default()
+    };
+    let mut last: Vec<(i32, i32)> = Vec::new();
+    let mut pushing = false;
+    while !round.decided() {
+        let view = round.players().last_view().unwrap().clone();
+        let pos: Vec<(i32, i32)> = view.p.iter().map(|p| (p.x, p.y)).collect();
+        if last.len() == pos.len() {
+            for (k, p) in view.p.iter().enumerate() {
+                let still = pos[k] == last[k] && p.s != "working";
+                if p.seat == 0 && still && pushing {
+                    f.stuck_s += 0.05;
+                } else if p.seat > 0 && still {
+                    f.still_s[p.seat as usize - 1] += 0.05;
+                }
+            }
+        }
+        last = pos;
+        if let Some(input) = person(&view) {
+            if let Accepted::Input { mv, .. } = &input {
+                pushing = *mv != (0, 0);
+            }
+            round.append(input).unwrap();
+        }
+        for i in team.decide(&view) {
+            round.append(Accepted::from(i)).unwrap();
+        }
+        for (seat, id) in team.take_emotes() {
+            f.waves += 1;
+            round
+                .append(Accepted::Emoted {
+                    seat,
+                    id: id.to_string(),
+                })
+                .unwrap();
+        }
+        let closed = round.close_tick().unwrap();
+        f.denied += closed
+            .events
+            .iter()
+            .filter(|e| e.kind == undercooked::sim::EventKind::Denied && e.payload.i == Some(0))
+            .count() as u32;
+    }
+    let s = round.summary();
+    (f.score, f.target, f.won) = (s.score, s.target, s.won());
+    f
+}
+
+/// A person who walks to `stand` (row first when on row `row`, else column first) and
+/// stays there facing `face`.
+fn stander(stand: (i32, i32), face: u8) -> impl FnMut(&FrameView) -> Option<Accepted> {
+    let mut seq = 0;
+    move |view| {
+        let me = view.p.iter().find(|p| p.seat == 0)?;
+        let (dx, dy) = (stand.0 * 100 + 50 - me.x, stand.1 * 100 + 50 - me.y);
+        let mv = if dy.abs() > 5 && (dx.abs() <= 5 || me.y.div_euclid(100) != stand.1) {
+            if dx.abs() > 5 && me.y.div_euclid(100) == 3 {
+                (dx.signum() as i16 * 1000, 0)
+            } else {
+                (0, dy.signum() as i16 * 1000)
+            }
+        } else if dx.abs() > 5 {
+            (dx.signum() as i16 * 1000, 0)
+        } else {
+            (0, 0)
+        };
+        seq += 1;
+        let face = (mv == (0, 0)).then_some(face);
+        Some(Accepted::Input {
+            seat: 0,
+            seq,
+            mv,
+            act: false,
+            face,
+        })
+    }
+}
+
+fn report(what: &str, rows: &[Figures]) {
+    let won = rows.iter().filter(|f| f.won).count();
+    let scores: Vec<String> = rows
+        .iter()
+        .map(|f| format!("{}/{}", f.score, f.target))
+        .collect();
+    let still: Vec<f64> = rows
+        .iter()
+        .flat_map(|f| f.still_s.iter().copied())
+        .collect();
+    let (lo, hi) = still
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), s| (lo.min(*s), hi.max(*s)));
+    let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    eprintln!(
+        "{what}: won {won}/{}, scores {}, bots still {lo:.0}-{hi:.0} s (mean {:.0}), person denied {:.1}, stuck {:.1} s, waves {:.1}",
+        rows.len(),
+        scores.join(" "),
+        mean(still.clone()),
+        mean(rows.iter().map(|f| f.denied as f64).collect()),
+        mean(rows.iter().map(|f| f.stuck_s).collect()),
+        mean(rows.iter().map(|f| f.waves as f64).collect()),
+    );
+}
+
+/// The figures of docs/DECISIONS.md's solo bullet, before (bots blind to people) and after:
+/// `cargo test --release --test sim people::measure -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_people_rounds() {
+    let seeds: Vec<u64> = (11..=20).collect();
+    for blind in [true, false] {
+        let when = if blind { "before" } else { "after" };
+        let slippery = level("slippery");
+        let spawn = slippery.level.grid.spawns()[0];
+        let rows: Vec<Figures> = seeds
+            .iter()
+            .map(|&s| measure(&slippery, s, blind, |_| None))
+            .collect();
+        report(
+            &format!("{when}: idle person on Slippery Floor's spawn {spawn:?}"),
+            &rows,
+        );
+        let two = level("two_rooms");
+        let rows: Vec<Figures> = seeds
+            .iter()
+            .map(|&s| measure(&two, s, blind, stander((7, 3), 1)))
+            .collect();
+        report(&format!("{when}: person in Two Rooms' doorway"), &rows);
+    }
 }
