@@ -104,9 +104,13 @@ impl Room {
             chain.must(Must::Begin(meta.clone()));
         }
         let bot_seats = self.seats.bots();
+        // The seats people play: the bots leave them room (docs/GAME.md).
+        let people: Vec<u8> = (0..crate::sim::SEATS as u8)
+            .filter(|s| self.seats.get(*s).is_some_and(|seat| !seat.bot))
+            .collect();
         let bots = (!bot_seats.is_empty()).then(|| {
             let fold = round.fold();
-            BotTeam::new(&fold.rules.level, fold.header.tick_hz, &bot_seats)
+            BotTeam::new(&fold.rules.level, fold.header.tick_hz, &bot_seats).with_people(&people)
         });
         self.phase = Phase::Playing(Box::new(Play {
             round,

@@ -48,7 +48,7 @@ fn board_chosen(person: Option<((i32, i32), u8)>) -> usize {
         place(&mut view, 0, at, f, Some("onion_raw"));
     }
     place(&mut view, 1, (3, 3), 0, Some("onion_raw"));
-    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
+    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]).with_people(&[0]);
     team.decide(&view);
     let goals = team.goals();
     goals[0].1.expect("the bot has a job").station
@@ -89,7 +89,7 @@ fn beside_a_person(
 ) {
     let header = undercooked::simulate::bot_header(level, seed, 4, 20);
     let (mut round, _) = Round::start(header, Vec::new()).unwrap();
-    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
+    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]).with_people(&[0]);
     let mut seq = 0;
     while !round.decided() && round.fold().state.tick < ticks {
         let view = round.players().last_view().unwrap().clone();
@@ -218,8 +218,8 @@ struct Figures {
     waves: u32,
 }
 
-/// Plays a 4-seat round: seat 0 driven by `person`, seats 1-3 one bot team (`blind`: the
-/// bots as they were before they minded people).
+/// Plays a 4-seat round: seat 0 driven by `person`, seats 1-3 one bot team (`blind`: not
+/// told seat 0 is a person, the bots as they were before they minded people).
 fn measure(
     level: &LevelSource,
     seed: u64,
@@ -229,8 +229,8 @@ fn measure(
     let header = undercooked::simulate::bot_header(level, seed, 4, 20);
     let (mut round, _) = Round::start(header, Vec::new()).unwrap();
     let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
-    if blind {
-        team = team.blind_to_people();
+    if !blind {
+        team = team.with_people(&[0]);
     }
     let mut f = Figures {
         still_s: vec![0.0; 3],
