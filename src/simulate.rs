@@ -28,7 +28,13 @@ pub fn team_header(
 ) -> Header {
     let first = human.is_some() as u8;
     let person = human.map(|h| {
-        SeatEntry::new(0, &format!("Human ({})", h.name()), PALETTE[0], "human-0", true)
+        SeatEntry::new(
+            0,
+            &format!("Human ({})", h.name()),
+            PALETTE[0],
+            "human-0",
+            true,
+        )
     });
     let seats = person
         .into_iter()

@@ -109,11 +109,7 @@ impl HumanCook {
             self.want = (input.mv, input.face);
             press |= input.act;
         }
-        let job = self
-            .brain
-            .goals()
-            .first()
-            .and_then(|(_, g)| *g);
+        let job = self.brain.goals().first().and_then(|(_, g)| *g);
         if job != self.job {
             // A new job: look before setting off.
             self.job = job;

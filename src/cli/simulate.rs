@@ -63,7 +63,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     )?;
     let out = args.out.unwrap_or_else(|| {
         let who = human.map_or(String::new(), |h| format!("-{}", h.name()));
-        PathBuf::from(format!("{}-s{}{who}-b{}.ucr", args.level, args.seed, args.bots))
+        PathBuf::from(format!(
+            "{}-s{}{who}-b{}.ucr",
+            args.level, args.seed, args.bots
+        ))
     });
     std::fs::write(&out, &sim.bytes).with_context(|| format!("writing {}", out.display()))?;
     outln!(
@@ -78,7 +81,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     );
     // How the round went, for pacing: who served when, and how long the rail stood empty.
     let secs = |t: u32| t as f64 / args.tick_hz as f64;
-    let by_person = served.iter().filter(|(_, i)| human.is_some() && *i == Some(0));
+    let by_person = served
+        .iter()
+        .filter(|(_, i)| human.is_some() && *i == Some(0));
     outln!(
         "served {} (person {}), no order open {:.0}% of the round, serves at {}",
         served.len(),
