@@ -86,8 +86,7 @@ pub fn orders_opened(level: &Level) -> u32 {
     1 + ((open + rush) / mean).floor() as u32
 }
 
-/// Dishes the target needs, at the mean points of the level's orders plus a middling tip
-/// (10, half of `orders::TIP_MAX`).
+/// Dishes the target needs, at the mean points of the level's orders plus a middling tip.
 pub fn dishes_needed(level: &Level) -> u32 {
     let mean_points: f64 = level
         .recipes
@@ -95,7 +94,7 @@ pub fn dishes_needed(level: &Level) -> u32 {
         .map(|r| level.points_of(*r) as f64)
         .sum::<f64>()
         / level.recipes.len().max(1) as f64;
-    (level.target_score as f64 / (mean_points + 10.0)).ceil() as u32
+    (level.target_score as f64 / (mean_points + 5.0)).ceil() as u32
 }
 
 pub fn lints(level: &Level) -> Vec<Lint> {
