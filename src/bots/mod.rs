@@ -13,6 +13,7 @@
 //! keep-alive like a real client, and never touch the sim's state: headless rounds, load
 //! tests and solo play with bot teammates all use them the same way.
 
+pub mod human;
 mod names;
 pub mod nav;
 pub mod plan;

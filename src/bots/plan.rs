@@ -170,8 +170,24 @@ impl<'a> Situation<'a> {
                 .filter(|u| *u > 0)
                 .sum();
             let garden_wanted = salad_recipes.contains(&Recipe::GardenSalad);
+            // Plain salads on counters beyond the plain salads wanted: with garden salads on
+            // the menu each is a garden salad but for its onion, so it is an assembly too.
+            let held_plain = self.held().filter(|h| *h == Some("dish_salad")).count() as i32;
+            let plain_wanted = (open(Recipe::Salad) + ahead(Recipe::Salad) - held_plain).max(0);
+            let mut spare_plain = if garden_wanted {
+                self.counters()
+                    .filter(|s| s.g == Some("dish_salad"))
+                    .count() as i32
+                    - plain_wanted
+            } else {
+                0
+            };
             for st in self.counters() {
-                if let Some(mask) = plate_mask(st.g)
+                if st.g == Some("dish_salad") && spare_plain > 0 {
+                    spare_plain -= 1;
+                    uncovered -= 1;
+                    need[ing_index(Ingredient::Onion)] += 1;
+                } else if let Some(mask) = plate_mask(st.g)
                     && st.g != Some("dish_salad")
                 {
                     uncovered -= 1;
@@ -426,7 +442,16 @@ impl<'a> Situation<'a> {
             if open(r) {
                 push(self.nearest(from, &[], Purpose::Press, |s| s.k == "serve"));
             }
-            push(self.nearest(from, claims, Purpose::Press, free_counter));
+            // Kept on a counter: a dish an order wants, the one cooked ahead, or a plain
+            // salad that an onion makes a garden salad. Anything else (or with no counter
+            // free) goes in the bin, which keeps the plate.
+            let finish = r == Recipe::Salad && self.recipes.contains(&Recipe::GardenSalad);
+            if open(r) || finish || self.ahead == Some(r) {
+                push(self.nearest(from, claims, Purpose::Press, free_counter));
+            }
+            if !open(r) {
+                push(self.nearest(from, &[], Purpose::Press, |s| s.k == "bin" && !blocked(s)));
+            }
         } else if held == "plate_dirty" {
             push(self.nearest(from, &[], Purpose::Press, |s| s.k == "sink"));
         } else {

@@ -50,6 +50,8 @@ pub struct LevelLayout {
     pub plates: u32,
     /// Tiles a second a cook walks (the client predicts its own cook with it).
     pub max_speed: f64,
+    /// A tutorial level: the client shows step-by-step prompts.
+    pub tutorial: bool,
 }
 
 fn letter(kind: StationKind) -> char {
@@ -122,6 +124,7 @@ impl LevelLayout {
             time_limit_s: level.time_limit_s,
             plates: level.plates,
             max_speed: level.tuning.max_speed,
+            tutorial: level.tutorial,
         }
     }
 }

@@ -12,6 +12,7 @@ mod bots;
 mod determinism;
 mod fuzz_corpus;
 mod golden;
+mod human;
 mod level_bounds;
 mod levels;
 mod people;
