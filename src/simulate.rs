@@ -101,7 +101,9 @@ pub fn play_team<W: std::io::Write>(
     let first = human.is_some() as u8;
     let seats: Vec<u8> = (first..first + bots).collect();
     let (mut round, _) = Round::start(header, out)?;
-    let mut team = BotTeam::new(&source.level, tick_hz, &seats);
+    // The bots mind the person's seat (docs/GAME.md, "Bots beside people").
+    let people: Vec<u8> = human.map_or(Vec::new(), |_| vec![0]);
+    let mut team = BotTeam::new(&source.level, tick_hz, &seats).with_people(&people);
     let mut person = human.map(|h| HumanCook::new(h, &source.level, tick_hz, 0, seed));
     let mut view = crate::wire::project(&round.fold().state, &round.fold().rules);
     while !round.decided() {

@@ -5,8 +5,8 @@
 //! the next tile of a way planned with the teammates' ways (`traffic`), a press when beside
 //! the station. A cook takes its tile the way the sim does (the floor of its position) and
 //! never presses from a wire position on a tile edge, where the rounding hides which tile it
-//! is on. Cooks outside the team are people to the bots (in a room, the seats not flagged
-//! bot): a bot leaves a person the station the person uses or walks up to, goes round the
+//! is on. The team is told the seats people play (`with_people`; in a room, the seats not
+//! flagged bot): a bot leaves a person the station the person uses or walks up to, goes round the
 //! tile in front of a person, and when only a way through a person leads to its jobs it
 //! waves (`take_emotes`) and waits off the way (docs/GAME.md, "Bots beside people"). Bots
 //! are deterministic given the views, send inputs on change plus a 5 Hz
@@ -96,8 +96,9 @@ pub struct BotTeam {
     people: Vec<Person>,
     /// Emotes decided and not yet taken (`take_emotes`).
     emotes: Vec<(u8, &'static str)>,
-    /// Whether the team minds people (`blind_to_people` turns it off).
-    minds_people: bool,
+    /// The seats people play (`with_people`): the cooks the team minds. Other cooks
+    /// outside the team (another team's bots) are only in the way, as before.
+    people_seats: Vec<u8>,
 }
 
 impl BotTeam {
@@ -142,15 +143,15 @@ impl BotTeam {
                 .collect(),
             people: Vec::new(),
             emotes: Vec::new(),
-            minds_people: true,
+            people_seats: Vec::new(),
         }
     }
 
-    /// The same team as the bots were before they minded people (people only walls on
-    /// their ways, a person facing a station a claim on it): to measure what minding
-    /// people changes.
-    pub fn blind_to_people(mut self) -> BotTeam {
-        self.minds_people = false;
+    /// The same team, told which seats people play (in a room: the seats not flagged bot).
+    /// Without it the team minds nobody: cooks outside it are only walls on its ways, and
+    /// one facing a station a claim on it (as the bots were before they minded people).
+    pub fn with_people(mut self, seats: &[u8]) -> BotTeam {
+        self.people_seats = seats.to_vec();
         self
     }
 
@@ -162,13 +163,13 @@ impl BotTeam {
         std::mem::take(&mut self.emotes)
     }
 
-    /// Follows the cooks outside the team (people, or another team's bots: nobody this team
-    /// can plan for) from this view: who moved, who has stood still since when.
+    /// Follows the people (`with_people`) from this view: who moved, who has stood still
+    /// since when.
     fn follow_people(&mut self, view: &FrameView) {
         let outside: Vec<&PlayerView> = view
             .p
             .iter()
-            .filter(|p| p.s != "disconnected" && !self.cooks.iter().any(|c| c.seat == p.seat))
+            .filter(|p| p.s != "disconnected" && self.people_seats.contains(&p.seat))
             .collect();
         self.people
             .retain(|q| outside.iter().any(|p| p.seat == q.seat));
@@ -265,7 +266,7 @@ impl BotTeam {
     pub fn decide(&mut self, view: &FrameView) -> Vec<BotInput> {
         let nav = self.nav.clone();
         let recipes = self.recipes.clone();
-        if self.minds_people {
+        if !self.people_seats.is_empty() {
             self.follow_people(view);
         }
         let mut sit = Situation::new(view, &nav, &recipes, self.plates);
@@ -279,12 +280,12 @@ impl BotTeam {
             .map(|p| tile_of(p.x, p.y))
             .collect();
         // Cooks outside the team (people, other teams' bots) say nothing of their plans.
-        // Blind to people, one standing at a station and facing it is taken to be using it
-        // (minding people, `sit.people` says which stations they use or walk up to).
+        // One that is not a person standing at a station and facing it is taken to be using
+        // it (for people, `sit.people` says which stations they use or walk up to).
         let outsiders: Vec<Goal> = view
             .p
             .iter()
-            .filter(|_| !self.minds_people)
+            .filter(|p| !self.people_seats.contains(&p.seat))
             .filter(|p| p.s != "disconnected" && !self.cooks.iter().any(|c| c.seat == p.seat))
             .filter_map(|p| {
                 let (x, y) = tile_of(p.x, p.y);

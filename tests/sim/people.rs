@@ -6,6 +6,7 @@
 use crate::kitchen;
 
 use undercooked::bots::BotTeam;
+use undercooked::bots::human::{Human, HumanCook};
 use undercooked::levels::LevelSource;
 use undercooked::log::Accepted;
 use undercooked::round::Round;
@@ -224,16 +225,27 @@ fn measure(
     level: &LevelSource,
     seed: u64,
     blind: bool,
-    mut person: impl FnMut(&FrameView) -> Option<Accepted>,
+    person: impl FnMut(&FrameView) -> Vec<Accepted>,
 ) -> Figures {
-    let header = undercooked::simulate::bot_header(level, seed, 4, 20);
+    measure_with(level, seed, blind, 3, person)
+}
+
+fn measure_with(
+    level: &LevelSource,
+    seed: u64,
+    blind: bool,
+    bots: u8,
+    mut person: impl FnMut(&FrameView) -> Vec<Accepted>,
+) -> Figures {
+    let header = undercooked::simulate::team_header(level, seed, Some(Human::Scripted), bots, 20);
     let (mut round, _) = Round::start(header, Vec::new()).unwrap();
-    let mut team = BotTeam::new(&level.level, 20, &[1, 2, 3]);
+    let seats: Vec<u8> = (1..=bots).collect();
+    let mut team = BotTeam::new(&level.level, 20, &seats);
     if !blind {
         team = team.with_people(&[0]);
     }
     let mut f = Figures {
-        still_s: vec![0.0; 3],
+        still_s: vec![0.0; bots as usize],
         ..Figures::default()
     };
     let mut last: Vec<(i32, i32)> = Vec::new();
@@ -252,7 +264,7 @@ fn measure(
             }
         }
         last = pos;
-        if let Some(input) = person(&view) {
+        for input in person(&view) {
             if let Accepted::Input { mv, .. } = &input {
                 pushing = *mv != (0, 0);
             }
@@ -349,7 +361,7 @@ fn measure_people_rounds() {
         let spawn = slippery.level.grid.spawns()[0];
         let rows: Vec<Figures> = seeds
             .iter()
-            .map(|&s| measure(&slippery, s, blind, |_| None))
+            .map(|&s| measure(&slippery, s, blind, |_| Vec::new()))
             .collect();
         report(
             &format!("{when}: idle person on Slippery Floor's spawn {spawn:?}"),
@@ -358,8 +370,58 @@ fn measure_people_rounds() {
         let two = level("two_rooms");
         let rows: Vec<Figures> = seeds
             .iter()
-            .map(|&s| measure(&two, s, blind, stander((7, 3), 1)))
+            .map(|&s| {
+                let mut person = stander((7, 3), 1);
+                measure(&two, s, blind, move |v| person(v).into_iter().collect())
+            })
             .collect();
         report(&format!("{when}: person in Two Rooms' doorway"), &rows);
+        let first = level("first_kitchen");
+        let rows: Vec<Figures> = seeds
+            .iter()
+            .map(|&s| {
+                let mut person = HumanCook::new(Human::Scripted, &first.level, 20, 0, s);
+                measure(&first, s, blind, move |v| {
+                    person.decide(v).into_iter().map(Accepted::from).collect()
+                })
+            })
+            .collect();
+        report(
+            &format!("{when}: scripted person beside 3 bots on level 1"),
+            &rows,
+        );
+    }
+}
+
+/// Play solo's question: levels 1-6, a scripted person against an idle one, with 1-3 bots
+/// that mind the person: `cargo test --release --test sim people::measure_solo -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn measure_solo() {
+    let seeds: Vec<u64> = (11..=20).collect();
+    for l in kitchen::campaign().into_iter().take(6) {
+        for bots in 1..=3u8 {
+            let mut line = format!("{} +{bots} bots:", l.level.id);
+            for kind in [Human::Scripted, Human::Idle] {
+                let rows: Vec<Figures> = seeds
+                    .iter()
+                    .map(|&s| {
+                        let mut person = HumanCook::new(kind, &l.level, 20, 0, s);
+                        measure_with(&l, s, false, bots, move |v| {
+                            person.decide(v).into_iter().map(Accepted::from).collect()
+                        })
+                    })
+                    .collect();
+                let won = rows.iter().filter(|f| f.won).count();
+                let mean = rows.iter().map(|f| f.score as f64).sum::<f64>() / rows.len() as f64;
+                line += &format!(
+                    " {} won {won}/{} (mean {mean:.0});",
+                    kind.name(),
+                    rows.len()
+                );
+            }
+            eprintln!("{line}");
+        }
     }
 }
