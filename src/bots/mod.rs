@@ -322,21 +322,26 @@ impl BotTeam {
                 .filter_map(|(_, c)| c.goal)
                 .chain(outsiders.iter().copied())
                 .collect();
+            sit.cut_off.clear();
             let mut candidates = sit.candidates(tile, me.h, &claims);
-            // With people about: only the jobs it can reach without passing through one.
+            // With people about: only the jobs it can reach without passing through one
+            // (planned again without the stations cut off, so it finds the next job).
             let mut cut_off = None;
             if !walls.is_empty() {
                 let field = nav.field_from_avoiding(tile, &walls);
                 let (w, _) = nav.size();
-                let before = candidates.len();
-                candidates.retain(|g| {
-                    nav.beside(g.station)
-                        .iter()
-                        .any(|b| field[b.1 as usize * w + b.0 as usize] != UNREACHABLE)
-                });
-                if candidates.len() < before {
+                sit.cut_off = (0..view.st.len())
+                    .filter(|&s| {
+                        !nav.beside(s)
+                            .iter()
+                            .any(|b| field[b.1 as usize * w + b.0 as usize] != UNREACHABLE)
+                    })
+                    .collect();
+                let reachable = sit.candidates(tile, me.h, &claims);
+                if reachable.is_empty() && !candidates.is_empty() {
                     cut_off = Some(field);
                 }
+                candidates = reachable;
             }
             let aside = match (&cut_off, candidates.is_empty()) {
                 (Some(field), true) => Some(self.aside_tile(view, tile, field)),

@@ -64,6 +64,8 @@ pub struct Situation<'a> {
     /// Stations a person is using or heading to (`BotTeam` predicts them): no bot takes
     /// one (for any job but fetching from a shelf), it finds another station or job.
     pub people: Vec<usize>,
+    /// Stations the cook being planned for cannot reach but through a person: no job.
+    pub cut_off: Vec<usize>,
 }
 
 impl<'a> Situation<'a> {
@@ -102,6 +104,7 @@ impl<'a> Situation<'a> {
             supply: [0; INGREDIENTS],
             plates_to_lay: 0,
             people: Vec::new(),
+            cut_off: Vec::new(),
         };
         sit.measure();
         sit
@@ -242,6 +245,7 @@ impl<'a> Situation<'a> {
             .enumerate()
             .filter(|(i, s)| {
                 pred(s)
+                    && !self.cut_off.contains(i)
                     && (matches!(purpose, Purpose::Fetch(_)) || !self.people.contains(i))
                     && !claims
                         .iter()
@@ -364,7 +368,11 @@ impl<'a> Situation<'a> {
                     .filter(|c| c.purpose == Purpose::Fetch(ing))
                     .count() as i32;
                 let deficit = self.need[i] - self.supply[i] - claimed;
-                if deficit > 0 && best.is_none_or(|(d, _)| deficit > d) {
+                // A shelf only a way through a person reaches is no shelf for now.
+                let shelf = self.view.st.iter().enumerate().any(|(n, s)| {
+                    s.k == "spawn_shelf" && raw(s.g) == Some(ing) && !self.cut_off.contains(&n)
+                });
+                if deficit > 0 && shelf && best.is_none_or(|(d, _)| deficit > d) {
                     best = Some((deficit, ing));
                 }
             }
