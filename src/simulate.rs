@@ -1,9 +1,12 @@
 //! A headless round: bots play a level and the round is written as a replay.
 //!
-//! The same `Round` the live room uses, fed by a `BotTeam` instead of sockets. Nothing here
-//! reads a clock or the OS: the same level, seed and bot count give a byte-identical file.
+//! The same `Round` the live room uses, fed by a `BotTeam` instead of sockets, optionally
+//! with a stand-in person (`bots::human`) in seat 0 and the bots after it. Nothing here
+//! reads a clock or the OS: the same level, seed, person and bot count give a
+//! byte-identical file.
 
 use crate::bots::BotTeam;
+use crate::bots::human::{Human, HumanCook};
 use crate::levels::LevelSource;
 use crate::log::{Accepted, Header, PALETTE, SeatEntry};
 use crate::round::{Round, RoundError};
@@ -11,8 +14,31 @@ use crate::sim::{Event, KitchenState, RoundResult};
 
 /// The header of a headless round with `bots` bot seats.
 pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> Header {
-    let seats = (0..bots)
-        .map(|s| {
+    team_header(source, seed, None, bots, tick_hz)
+}
+
+/// The header of a headless round with a person (`human`, seat 0) and `bots` bot seats
+/// after it (or bots only, from seat 0, without one).
+pub fn team_header(
+    source: &LevelSource,
+    seed: u64,
+    human: Option<Human>,
+    bots: u8,
+    tick_hz: u32,
+) -> Header {
+    let first = human.is_some() as u8;
+    let person = human.map(|h| {
+        SeatEntry::new(
+            0,
+            &format!("Human ({})", h.name()),
+            PALETTE[0],
+            "human-0",
+            true,
+        )
+    });
+    let seats = person
+        .into_iter()
+        .chain((first..first + bots).map(|s| {
             let color = PALETTE[s as usize % PALETTE.len()];
             SeatEntry::new(
                 s,
@@ -21,7 +47,7 @@ pub fn bot_header(source: &LevelSource, seed: u64, bots: u8, tick_hz: u32) -> He
                 &format!("bot-{s}"),
                 true,
             )
-        })
+        }))
         .collect();
     Header {
         seats,
@@ -56,16 +82,38 @@ pub fn play<W: std::io::Write>(
     bots: u8,
     tick_hz: u32,
     out: W,
+    watch: impl FnMut(&KitchenState, &[Event]),
+) -> Result<Simulated<W>, RoundError> {
+    play_team(source, seed, None, bots, tick_hz, out, watch)
+}
+
+/// `play` with a person (`human`) in seat 0 and `bots` bots in the seats after it.
+pub fn play_team<W: std::io::Write>(
+    source: &LevelSource,
+    seed: u64,
+    human: Option<Human>,
+    bots: u8,
+    tick_hz: u32,
+    out: W,
     mut watch: impl FnMut(&KitchenState, &[Event]),
 ) -> Result<Simulated<W>, RoundError> {
-    let header = bot_header(source, seed, bots, tick_hz);
-    let seats: Vec<u8> = (0..bots).collect();
+    let header = team_header(source, seed, human, bots, tick_hz);
+    let first = human.is_some() as u8;
+    let seats: Vec<u8> = (first..first + bots).collect();
     let (mut round, _) = Round::start(header, out)?;
-    let mut team = BotTeam::new(&source.level, tick_hz, &seats);
+    // The bots mind the person's seat (docs/GAME.md, "Bots beside people").
+    let people: Vec<u8> = human.map_or(Vec::new(), |_| vec![0]);
+    let mut team = BotTeam::new(&source.level, tick_hz, &seats).with_people(&people);
+    let mut person = human.map(|h| HumanCook::new(h, &source.level, tick_hz, 0, seed));
     let mut view = crate::wire::project(&round.fold().state, &round.fold().rules);
     while !round.decided() {
-        for input in team.decide(&view) {
+        let mine = person.as_mut().map(|p| p.decide(&view)).unwrap_or_default();
+        for input in mine.into_iter().chain(team.decide(&view)) {
             round.append(Accepted::from(input))?;
+        }
+        for (seat, id) in team.take_emotes() {
+            let id = id.to_string();
+            round.append(Accepted::Emoted { seat, id })?;
         }
         let closed = round.close_tick()?;
         watch(&round.fold().state, &closed.events);

@@ -5,10 +5,15 @@
 //! the next tile of a way planned with the teammates' ways (`traffic`), a press when beside
 //! the station. A cook takes its tile the way the sim does (the floor of its position) and
 //! never presses from a wire position on a tile edge, where the rounding hides which tile it
-//! is on. Bots are deterministic given the views, send inputs on change plus a 5 Hz
+//! is on. The team is told the seats people play (`with_people`; in a room, the seats not
+//! flagged bot): a bot leaves a person the station the person uses or walks up to, goes round the
+//! tile in front of a person, and when only a way through a person leads to its jobs it
+//! waves (`take_emotes`) and waits off the way (docs/GAME.md, "Bots beside people"). Bots
+//! are deterministic given the views, send inputs on change plus a 5 Hz
 //! keep-alive like a real client, and never touch the sim's state: headless rounds, load
 //! tests and solo play with bot teammates all use them the same way.
 
+pub mod human;
 mod names;
 pub mod nav;
 pub mod plan;
@@ -20,7 +25,7 @@ use crate::sim::movement::clamp_intent;
 use crate::sim::{Level, SEATS};
 use crate::wire::view::FrameView;
 use crate::wire::view::PlayerView;
-use nav::Nav;
+use nav::{Nav, UNREACHABLE};
 use plan::{Goal, Purpose, Situation};
 use traffic::{Tile, Traffic, Walker};
 
@@ -34,6 +39,21 @@ const KEEP_ALIVE_TICKS: u32 = 4;
 const LANE: i32 = 12;
 /// Ticks a bot waits after a press before pressing again (the press shows in the next frame).
 const PRESS_COOLDOWN: u32 = 3;
+/// Seconds a person may stand still facing a station before the bots stop leaving it to
+/// them (a person working it is never still: the station's work shows as `working`).
+const PERSON_IDLE_S: u32 = 5;
+/// Seconds between two emotes of a bot that waits for a person to let it by.
+const EMOTE_EVERY_S: u32 = 5;
+/// The emote a bot sends to ask a person for the way (`sim::events::EMOTES`).
+const ASK_EMOTE: &str = "wave";
+
+/// A person (a cook outside the team) as the bots see one: where it stood, since when.
+struct Person {
+    seat: u8,
+    pos: (i32, i32),
+    /// The tick it last moved (or was first seen).
+    moved_at: u32,
+}
 
 struct BotCook {
     seat: u8,
@@ -52,6 +72,10 @@ struct BotCook {
     stuck: u32,
     /// Until this tick the cook has stepped back: no job, waiting at its parking tile.
     rest_until: u32,
+    /// Where it waits, off the way, while a person blocks the only way to its jobs.
+    aside: Option<Tile>,
+    /// When it last asked a person for the way (an emote).
+    asked_at: Option<u32>,
 }
 
 pub struct BotTeam {
@@ -68,6 +92,13 @@ pub struct BotTeam {
     /// Hundredths of a tile a cook covers per tick at full speed.
     step_centi: i32,
     cooks: Vec<BotCook>,
+    /// The cooks outside the team, followed from view to view.
+    people: Vec<Person>,
+    /// Emotes decided and not yet taken (`take_emotes`).
+    emotes: Vec<(u8, &'static str)>,
+    /// The seats people play (`with_people`): the cooks the team minds. Other cooks
+    /// outside the team (another team's bots) are only in the way, as before.
+    people_seats: Vec<u8>,
 }
 
 impl BotTeam {
@@ -106,21 +137,155 @@ impl BotTeam {
                     first_until: 0,
                     stuck: 0,
                     rest_until: 0,
+                    aside: None,
+                    asked_at: None,
                 })
                 .collect(),
+            people: Vec::new(),
+            emotes: Vec::new(),
+            people_seats: Vec::new(),
         }
+    }
+
+    /// The same team, told which seats people play (in a room: the seats not flagged bot).
+    /// Without it the team minds nobody: cooks outside it are only walls on its ways, and
+    /// one facing a station a claim on it (as the bots were before they minded people).
+    pub fn with_people(mut self, seats: &[u8]) -> BotTeam {
+        self.people_seats = seats.to_vec();
+        self
+    }
+
+    /// The emotes the team's cooks send after the last `decide`, as (seat, emote id): a
+    /// cook that waits for a person to clear the only way asks with a wave, at most once
+    /// every `EMOTE_EVERY_S`. An emote changes nothing in the kitchen; the caller records
+    /// it as a person's emote is recorded.
+    pub fn take_emotes(&mut self) -> Vec<(u8, &'static str)> {
+        std::mem::take(&mut self.emotes)
+    }
+
+    /// Follows the people (`with_people`) from this view: who moved, who has stood still
+    /// since when.
+    fn follow_people(&mut self, view: &FrameView) {
+        let outside: Vec<&PlayerView> = view
+            .p
+            .iter()
+            .filter(|p| p.s != "disconnected" && self.people_seats.contains(&p.seat))
+            .collect();
+        self.people
+            .retain(|q| outside.iter().any(|p| p.seat == q.seat));
+        for p in outside {
+            match self.people.iter_mut().find(|q| q.seat == p.seat) {
+                Some(q) if q.pos == (p.x, p.y) && p.s != "working" => {}
+                Some(q) => {
+                    q.pos = (p.x, p.y);
+                    q.moved_at = view.t;
+                }
+                None => self.people.push(Person {
+                    seat: p.seat,
+                    pos: (p.x, p.y),
+                    moved_at: view.t,
+                }),
+            }
+        }
+    }
+
+    /// The stations people are using or heading to: the one a person faces (while it works
+    /// it, or has not stood idle `PERSON_IDLE_S`), and the one two tiles ahead of a person
+    /// on the move towards it. Only stations where a cook's work or item can be taken from
+    /// under a person count: boards, stoves, counters, and any station a person works at
+    /// (chopping, washing, putting out a fire).
+    fn people_targets(&self, view: &FrameView) -> Vec<usize> {
+        let mut out = Vec::new();
+        for q in &self.people {
+            let Some(p) = view.p.iter().find(|p| p.seat == q.seat) else {
+                continue;
+            };
+            let Some(&(dx, dy)) = DIRS.get(p.f as usize) else {
+                continue;
+            };
+            let (x, y) = tile_of(p.x, p.y);
+            let still = view.t.saturating_sub(q.moved_at);
+            let working = p.s == "working";
+            let contested = |s: usize, working: bool| {
+                view.st
+                    .get(s)
+                    .is_some_and(|st| working || matches!(st.k, "chop_board" | "stove" | "prep"))
+            };
+            if let Some(s) = self.nav.station_at(x + dx, y + dy) {
+                if (working || still < PERSON_IDLE_S * self.tick_hz) && contested(s, working) {
+                    out.push(s);
+                }
+            } else if still < self.tick_hz
+                && self.nav.is_floor(x + dx, y + dy)
+                && let Some(s) = self.nav.station_at(x + 2 * dx, y + 2 * dy)
+                && contested(s, false)
+            {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// Each person's tile and the tile in front of it.
+    fn people_at(&self, view: &FrameView) -> Vec<(Tile, Tile)> {
+        self.people
+            .iter()
+            .filter_map(|q| view.p.iter().find(|p| p.seat == q.seat))
+            .map(|p| {
+                let t = tile_of(p.x, p.y);
+                let (dx, dy) = DIRS.get(p.f as usize).copied().unwrap_or((0, 0));
+                (t, (t.0 + dx, t.1 + dy))
+            })
+            .collect()
+    }
+
+    /// A tile for cook `k` to wait on while a person blocks its way: the nearest it can reach
+    /// (`field`, from its tile around the people) at least two steps from every person and
+    /// not in front of one, beside no station if it can be; its own tile when none is.
+    fn aside_tile(&self, view: &FrameView, tile: Tile, field: &[u16]) -> Tile {
+        let (w, h) = self.nav.size();
+        let people = self.people_at(view);
+        let clear = |t: Tile| clear_of(&people, t);
+        let mut best: Option<(bool, u16, Tile)> = None;
+        for y in 0..h as i32 {
+            for x in 0..w as i32 {
+                let d = field[y as usize * w + x as usize];
+                if d == UNREACHABLE || !clear((x, y)) {
+                    continue;
+                }
+                let key = (self.nav.is_work(x, y), d, (x, y));
+                if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                    best = Some(key);
+                }
+            }
+        }
+        best.map_or(tile, |(_, _, t)| t)
     }
 
     /// The inputs the team sends after seeing `view`.
     pub fn decide(&mut self, view: &FrameView) -> Vec<BotInput> {
         let nav = self.nav.clone();
         let recipes = self.recipes.clone();
-        let sit = Situation::new(view, &nav, &recipes, self.plates);
-        // Cooks outside the team (people, other teams' bots) say nothing of their plans; one
-        // standing at a station and facing it is taken to be using it.
+        if !self.people_seats.is_empty() {
+            self.follow_people(view);
+        }
+        let mut sit = Situation::new(view, &nav, &recipes, self.plates);
+        sit.people = self.people_targets(view);
+        // Where people stand: no bot walks through one, and a job only a way through a
+        // person reaches is no job for now.
+        let walls: Vec<Tile> = self
+            .people
+            .iter()
+            .filter_map(|q| view.p.iter().find(|p| p.seat == q.seat))
+            .map(|p| tile_of(p.x, p.y))
+            .collect();
+        // Cooks outside the team (people, other teams' bots) say nothing of their plans.
+        // One that is not a person standing at a station and facing it is taken to be using
+        // it (for people, `sit.people` says which stations they use or walk up to).
         let outsiders: Vec<Goal> = view
             .p
             .iter()
+            .filter(|p| !self.people_seats.contains(&p.seat))
             .filter(|p| p.s != "disconnected" && !self.cooks.iter().any(|c| c.seat == p.seat))
             .filter_map(|p| {
                 let (x, y) = tile_of(p.x, p.y);
@@ -157,8 +322,41 @@ impl BotTeam {
                 .filter_map(|(_, c)| c.goal)
                 .chain(outsiders.iter().copied())
                 .collect();
-            let candidates = sit.candidates(tile, me.h, &claims);
+            sit.cut_off.clear();
+            let mut candidates = sit.candidates(tile, me.h, &claims);
+            // With people about: only the jobs it can reach without passing through one
+            // (planned again without the stations cut off, so it finds the next job).
+            let mut cut_off = None;
+            if !walls.is_empty() {
+                let field = nav.field_from_avoiding(tile, &walls);
+                let (w, _) = nav.size();
+                sit.cut_off = (0..view.st.len())
+                    .filter(|&s| {
+                        !nav.beside(s)
+                            .iter()
+                            .any(|b| field[b.1 as usize * w + b.0 as usize] != UNREACHABLE)
+                    })
+                    .collect();
+                let reachable = sit.candidates(tile, me.h, &claims);
+                if reachable.is_empty() && !candidates.is_empty() {
+                    cut_off = Some(field);
+                }
+                candidates = reachable;
+            }
+            let aside = match (&cut_off, candidates.is_empty()) {
+                (Some(field), true) => Some(self.aside_tile(view, tile, field)),
+                _ => None,
+            };
             let cook = &mut self.cooks[k];
+            cook.aside = aside;
+            if aside.is_some()
+                && cook
+                    .asked_at
+                    .is_none_or(|t| view.t >= t + EMOTE_EVERY_S * self.tick_hz)
+            {
+                cook.asked_at = Some(view.t);
+                self.emotes.push((cook.seat, ASK_EMOTE));
+            }
             if view.t < cook.rest_until {
                 cook.goal = None;
                 continue;
@@ -220,6 +418,7 @@ impl BotTeam {
     /// The next tile of every cook's way (its own tile to stay), by cook.
     fn plan_ways(&mut self, view: &FrameView, here: &[Option<(&PlayerView, Tile)>]) -> Vec<Tile> {
         let mut walkers = Vec::new();
+        let walls: Vec<Tile> = self.people_at(view).iter().map(|&(t, _)| t).collect();
         let mut obstacles: Vec<Tile> = view
             .p
             .iter()
@@ -273,8 +472,22 @@ impl BotTeam {
                 }
                 None => {
                     let park = self.parking[cook.seat as usize % SEATS];
-                    let field = self.spawn_fields[cook.seat as usize % SEATS].clone();
-                    (vec![park], field, 3)
+                    // An idle cook whose parking tile is at a person's side or in front
+                    // of one waits elsewhere, as a cook a person blocks does.
+                    let aside = cook.aside.or_else(|| {
+                        let people = self.people_at(view);
+                        (!clear_of(&people, park)).then(|| {
+                            let field = self.nav.field_from_avoiding(tile, &walls);
+                            self.aside_tile(view, tile, &field)
+                        })
+                    });
+                    match aside {
+                        Some(t) => (vec![t], std::sync::Arc::new(self.nav.field_to(&[t])), 3),
+                        None => {
+                            let field = self.spawn_fields[cook.seat as usize % SEATS].clone();
+                            (vec![park], field, 3)
+                        }
+                    }
                 }
             };
             let others: Vec<Tile> = view
@@ -283,6 +496,17 @@ impl BotTeam {
                 .filter(|p| p.seat != cook.seat && p.s != "disconnected")
                 .flat_map(|p| body_tiles(p.x, p.y))
                 .filter(|t| self.nav.is_floor(t.0, t.1))
+                .collect();
+            // The tile in front of each person: where it is about to walk or work.
+            let avoid: Vec<Tile> = self
+                .people
+                .iter()
+                .filter_map(|q| view.p.iter().find(|p| p.seat == q.seat))
+                .filter_map(|p| {
+                    let (x, y) = tile_of(p.x, p.y);
+                    let (dx, dy) = DIRS.get(p.f as usize)?;
+                    Some((x + dx, y + dy)).filter(|t| self.nav.is_floor(t.0, t.1))
+                })
                 .collect();
             let first = view.t < cook.first_until;
             walkers.push((
@@ -294,6 +518,7 @@ impl BotTeam {
                     field,
                     rank: (if first { 0 } else { standing }, 0),
                     others,
+                    avoid,
                 },
             ));
         }
@@ -393,6 +618,14 @@ impl BotTeam {
         };
         clamp_intent(full(dx), full(dy))
     }
+}
+
+/// Whether tile `t` is at least two steps from every person and not in front of one
+/// (`people`: each person's tile and the tile in front of it).
+fn clear_of(people: &[(Tile, Tile)], t: Tile) -> bool {
+    people
+        .iter()
+        .all(|&(p, front)| (t.0 - p.0).abs() + (t.1 - p.1).abs() >= 2 && t != front)
 }
 
 /// The tile a cook stands on, from the wire's hundredths: the floor, as the sim takes it.

@@ -21,6 +21,8 @@ pub struct Nav {
     beside: Vec<Vec<(i32, i32)>>,
     /// Station tile coordinates, by index.
     stations: Vec<(u16, u16)>,
+    /// `work[tile]`: the tile is beside some station.
+    work: Vec<bool>,
 }
 
 impl Nav {
@@ -46,7 +48,11 @@ impl Nav {
             fields: Vec::new(),
             beside,
             stations,
+            work: vec![false; width * height],
         };
+        for &(x, y) in nav.beside.iter().flatten() {
+            nav.work[y as usize * width + x as usize] = true;
+        }
         nav.fields = nav
             .beside
             .iter()
@@ -79,6 +85,43 @@ impl Nav {
             }
         }
         field
+    }
+
+    /// Steps from `from` to every tile, not through `walls` (the tiles people stand on).
+    pub fn field_from_avoiding(&self, from: (i32, i32), walls: &[(i32, i32)]) -> Vec<u16> {
+        let mut field = vec![UNREACHABLE; self.width * self.height];
+        if !self.is_floor(from.0, from.1) {
+            return field;
+        }
+        let mut queue = VecDeque::new();
+        field[from.1 as usize * self.width + from.0 as usize] = 0;
+        queue.push_back(from);
+        while let Some((x, y)) = queue.pop_front() {
+            let d = field[y as usize * self.width + x as usize];
+            for (dx, dy) in DIRS {
+                let (nx, ny) = (x + dx, y + dy);
+                if self.is_floor(nx, ny) && !walls.contains(&(nx, ny)) {
+                    let i = ny as usize * self.width + nx as usize;
+                    if field[i] == UNREACHABLE {
+                        field[i] = d + 1;
+                        queue.push_back((nx, ny));
+                    }
+                }
+            }
+        }
+        field
+    }
+
+    /// Whether a floor tile is beside a station (a cook there may be working).
+    pub fn is_work(&self, x: i32, y: i32) -> bool {
+        self.is_floor(x, y) && self.work[y as usize * self.width + x as usize]
+    }
+
+    /// The station on tile (`x`, `y`), by index.
+    pub fn station_at(&self, x: i32, y: i32) -> Option<usize> {
+        self.stations
+            .iter()
+            .position(|&(sx, sy)| (sx as i32, sy as i32) == (x, y))
     }
 
     /// The floor tile nearest `from` that is beside no station (`from` itself when every

@@ -61,6 +61,11 @@ pub struct Situation<'a> {
     supply: [i32; INGREDIENTS],
     /// How many more salad assembly plates should be laid out.
     plates_to_lay: i32,
+    /// Stations a person is using or heading to (`BotTeam` predicts them): no bot takes
+    /// one (for any job but fetching from a shelf), it finds another station or job.
+    pub people: Vec<usize>,
+    /// Stations the cook being planned for cannot reach but through a person: no job.
+    pub cut_off: Vec<usize>,
 }
 
 impl<'a> Situation<'a> {
@@ -98,6 +103,8 @@ impl<'a> Situation<'a> {
             need: [0; INGREDIENTS],
             supply: [0; INGREDIENTS],
             plates_to_lay: 0,
+            people: Vec::new(),
+            cut_off: Vec::new(),
         };
         sit.measure();
         sit
@@ -166,8 +173,24 @@ impl<'a> Situation<'a> {
                 .filter(|u| *u > 0)
                 .sum();
             let garden_wanted = salad_recipes.contains(&Recipe::GardenSalad);
+            // Plain salads on counters beyond the plain salads wanted: with garden salads on
+            // the menu each is a garden salad but for its onion, so it is an assembly too.
+            let held_plain = self.held().filter(|h| *h == Some("dish_salad")).count() as i32;
+            let plain_wanted = (open(Recipe::Salad) + ahead(Recipe::Salad) - held_plain).max(0);
+            let mut spare_plain = if garden_wanted {
+                self.counters()
+                    .filter(|s| s.g == Some("dish_salad"))
+                    .count() as i32
+                    - plain_wanted
+            } else {
+                0
+            };
             for st in self.counters() {
-                if let Some(mask) = plate_mask(st.g)
+                if st.g == Some("dish_salad") && spare_plain > 0 {
+                    spare_plain -= 1;
+                    uncovered -= 1;
+                    need[ing_index(Ingredient::Onion)] += 1;
+                } else if let Some(mask) = plate_mask(st.g)
                     && st.g != Some("dish_salad")
                 {
                     uncovered -= 1;
@@ -207,7 +230,8 @@ impl<'a> Situation<'a> {
         self.nav.dist(s, from.0, from.1)
     }
 
-    /// The nearest reachable station matching `pred`, not claimed by a teammate.
+    /// The nearest reachable station matching `pred`, not claimed by a teammate nor by a
+    /// person.
     fn nearest(
         &self,
         from: (i32, i32),
@@ -221,6 +245,8 @@ impl<'a> Situation<'a> {
             .enumerate()
             .filter(|(i, s)| {
                 pred(s)
+                    && !self.cut_off.contains(i)
+                    && (matches!(purpose, Purpose::Fetch(_)) || !self.people.contains(i))
                     && !claims
                         .iter()
                         .any(|c| c.station == *i && conflicts(c.purpose, purpose))
@@ -342,7 +368,11 @@ impl<'a> Situation<'a> {
                     .filter(|c| c.purpose == Purpose::Fetch(ing))
                     .count() as i32;
                 let deficit = self.need[i] - self.supply[i] - claimed;
-                if deficit > 0 && best.is_none_or(|(d, _)| deficit > d) {
+                // A shelf only a way through a person reaches is no shelf for now.
+                let shelf = self.view.st.iter().enumerate().any(|(n, s)| {
+                    s.k == "spawn_shelf" && raw(s.g) == Some(ing) && !self.cut_off.contains(&n)
+                });
+                if deficit > 0 && shelf && best.is_none_or(|(d, _)| deficit > d) {
                     best = Some((deficit, ing));
                 }
             }
@@ -420,7 +450,16 @@ impl<'a> Situation<'a> {
             if open(r) {
                 push(self.nearest(from, &[], Purpose::Press, |s| s.k == "serve"));
             }
-            push(self.nearest(from, claims, Purpose::Press, free_counter));
+            // Kept on a counter: a dish an order wants, the one cooked ahead, or a plain
+            // salad that an onion makes a garden salad. Anything else (or with no counter
+            // free) goes in the bin, which keeps the plate.
+            let finish = r == Recipe::Salad && self.recipes.contains(&Recipe::GardenSalad);
+            if open(r) || finish || self.ahead == Some(r) {
+                push(self.nearest(from, claims, Purpose::Press, free_counter));
+            }
+            if !open(r) {
+                push(self.nearest(from, &[], Purpose::Press, |s| s.k == "bin" && !blocked(s)));
+            }
         } else if held == "plate_dirty" {
             push(self.nearest(from, &[], Purpose::Press, |s| s.k == "sink"));
         } else {

@@ -7,6 +7,8 @@
 //! - spills that mostly fall where nobody works;
 //! - a kitchen whose floor is one tile-wide path with no branch (cooks can never pass each
 //!   other, so a second cook only gets in the way; the bots' teamwork promise excludes it);
+//! - a spawn on the only way to a station (a cook who stays on its spawn cuts the others
+//!   off from it);
 //! - a target out of step with the orders: more dishes than the clock can bring, or so few
 //!   that the kitchen idles for most of the round.
 
@@ -53,6 +55,58 @@ fn no_passing_room(level: &Level) -> bool {
     }
     // Every tile has at most two neighbours: a loop when edges == tiles, else a path.
     tiles > 1 && ends / 2 < tiles
+}
+
+/// Which floor tiles a walk from any of `starts` reaches without stepping on `closed`.
+fn reachable_without(level: &Level, starts: &[(u16, u16)], closed: (u16, u16)) -> Vec<bool> {
+    let grid = &level.grid;
+    let mut seen = vec![false; grid.width() as usize * grid.height() as usize];
+    let mut queue = std::collections::VecDeque::new();
+    for &s in starts.iter().filter(|&&s| s != closed) {
+        seen[grid.index(s.0, s.1)] = true;
+        queue.push_back(s);
+    }
+    seen[grid.index(closed.0, closed.1)] = true;
+    while let Some((x, y)) = queue.pop_front() {
+        for (nx, ny, _) in grid.neighbours(x, y) {
+            let i = grid.index(nx, ny);
+            if !seen[i] {
+                seen[i] = true;
+                queue.push_back((nx, ny));
+            }
+        }
+    }
+    seen[grid.index(closed.0, closed.1)] = false;
+    seen
+}
+
+/// Spawns standing on the only way to a station: with the spawn's tile taken out of the
+/// floor, some station has no work tile the other spawns reach (so a cook who stays where
+/// it started, a person reading the screen, cuts the team off from that station). As
+/// (seat number, station kind, station x, y), one per spawn and station kind.
+pub fn spawns_on_only_way(level: &Level) -> Vec<(usize, &'static str, u16, u16)> {
+    let grid = &level.grid;
+    let spawns = grid.spawns();
+    let mut out: Vec<(usize, &'static str, u16, u16)> = Vec::new();
+    for (n, &spawn) in spawns.iter().enumerate() {
+        let others: Vec<(u16, u16)> = spawns.iter().copied().filter(|s| *s != spawn).collect();
+        if others.is_empty() {
+            continue;
+        }
+        let seen = reachable_without(level, &others, spawn);
+        for st in grid.stations() {
+            let work: Vec<(u16, u16)> = grid
+                .neighbours(st.x, st.y)
+                .map(|(x, y, _)| (x, y))
+                .collect();
+            let cut = !work.is_empty() && !work.iter().any(|&(x, y)| seen[grid.index(x, y)]);
+            let kind = st.kind.name();
+            if cut && !out.iter().any(|o| o.0 == n + 1 && o.1 == kind) {
+                out.push((n + 1, kind, st.x, st.y));
+            }
+        }
+    }
+    out
 }
 
 /// The tiles a cart's loop covers.
@@ -145,6 +199,14 @@ pub fn lints(level: &Level) -> Vec<Lint> {
         out.push(Lint {
             kind: "no-passing-room",
             message: "the floor is one tile-wide path with no branch: cooks can never pass each other, so more cooks only block each other".into(),
+        });
+    }
+    for (seat, kind, x, y) in spawns_on_only_way(level) {
+        out.push(Lint {
+            kind: "spawn-on-only-way",
+            message: format!(
+                "spawn {seat} stands on the only way to the {kind} at ({x}, {y}): a cook who stays where it starts cuts the others off from it"
+            ),
         });
     }
     let (need, opened) = (dishes_needed(level), orders_opened(level));

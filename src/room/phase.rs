@@ -54,6 +54,9 @@ pub(super) struct Play {
     /// Event rows gathered since the last hand-over: the history gets one batch a second
     /// (and the rest before the round's end), not one per tick.
     pub history: Vec<EventRow>,
+    /// Pieces of work each seat finished this round (`store::quests::is_work`): a round's
+    /// unlock goes to the seats with `WORK_TO_COUNT` of them, as the history credits it.
+    pub work: [u32; crate::sim::SEATS],
 }
 
 impl Play {

@@ -104,9 +104,13 @@ impl Room {
             chain.must(Must::Begin(meta.clone()));
         }
         let bot_seats = self.seats.bots();
+        // The seats people play: the bots leave them room (docs/GAME.md).
+        let people: Vec<u8> = (0..crate::sim::SEATS as u8)
+            .filter(|s| self.seats.get(*s).is_some_and(|seat| !seat.bot))
+            .collect();
         let bots = (!bot_seats.is_empty()).then(|| {
             let fold = round.fold();
-            BotTeam::new(&fold.rules.level, fold.header.tick_hz, &bot_seats)
+            BotTeam::new(&fold.rules.level, fold.header.tick_hz, &bot_seats).with_people(&people)
         });
         self.phase = Phase::Playing(Box::new(Play {
             round,
@@ -121,6 +125,7 @@ impl Room {
             meta,
             pending: Arc::new(AtomicUsize::new(0)),
             history: Vec::new(),
+            work: [0; crate::sim::SEATS],
         }));
         self.fan_out(first);
     }
@@ -197,6 +202,10 @@ impl Room {
                 for i in team.decide(view) {
                     play.round.append(Accepted::from(i))?;
                 }
+                for (seat, id) in team.take_emotes() {
+                    let id = id.to_string();
+                    play.round.append(Accepted::Emoted { seat, id })?;
+                }
             }
             play.round.close_tick()
         }));
@@ -217,6 +226,13 @@ impl Room {
         if !closed.events.is_empty() && shared.chain().is_some() {
             let rows = event_rows(&closed.events, closed.tick, &play.round.fold().ids);
             play.history.extend(rows);
+        }
+        for e in &closed.events {
+            if crate::store::quests::is_work(e.kind.name())
+                && let Some(n) = e.payload.i.and_then(|i| play.work.get_mut(i as usize))
+            {
+                *n += 1;
+            }
         }
         play.spectators.note(&closed.events);
         let dropped = play.round.players().events_dropped();

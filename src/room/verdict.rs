@@ -11,6 +11,7 @@ use crate::shared::Shared;
 use crate::shared::census::Census;
 use crate::sim::{RoundResult, RoundSummary};
 use crate::store::chain::Must;
+use crate::store::quests::WORK_TO_COUNT;
 use crate::store::rows::{RoundMeta, RoundOutcome};
 use crate::store::unix_now;
 use crate::wire::messages::{Refusal, ServerMsg, close, code, limits};
@@ -50,7 +51,17 @@ impl Room {
         let won = summary.won();
         let unlock = won.then(|| shared.levels.after(order).map_or(order, |l| l.level.order));
         if let Some(next) = unlock {
-            for seat in self.seats.taken().filter(|s| !s.bot) {
+            // Only the seats that contributed (as the history credits them, from the same
+            // events: `store::quests::contributors`).
+            let contributed =
+                |seat: usize| play.work.get(seat).copied().unwrap_or(0) >= WORK_TO_COUNT;
+            let credited = self
+                .seats
+                .list
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.as_ref().filter(|s| !s.bot && contributed(i)));
+            for seat in credited {
                 shared.sessions.unlock(&seat.token, next);
             }
         }

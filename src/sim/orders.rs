@@ -6,6 +6,9 @@ use super::items::Recipe;
 use super::rules::Rules;
 use super::state::{KitchenState, Order, RoundResult, Verdict};
 
+/// The tip of a dish served the tick its order opened; it falls with the order's time left.
+pub const TIP_MAX: u64 = 20;
+
 /// Whether a rush window is open at `tick`.
 pub fn rush_active(rules: &Rules, tick: u32) -> bool {
     rules
@@ -37,7 +40,7 @@ pub fn serve(
     };
     let order = state.orders.remove(oi);
     let base = (order.pts as u64 * quality as u64 + 500) / 1000;
-    let tip = 10 * order.ticks_left as u64 / rules.deadline as u64;
+    let tip = TIP_MAX * order.ticks_left as u64 / rules.deadline as u64;
     state.streak += 1;
     state.longest_streak = state.longest_streak.max(state.streak);
     let bonus = if state.streak >= 3 { 10 } else { 0 };
@@ -106,6 +109,11 @@ pub fn tick_orders(state: &mut KitchenState, rules: &Rules, events: &mut Vec<Eve
     }
 
     let rush = rush_active(rules, tick);
+    // An empty rail refills soon: with no order open or waiting (after the first), the next
+    // one opens at most `refill` ticks later, so a fast team sets its own pace.
+    if state.orders.is_empty() && state.orders_waiting == 0 && tick >= rules.first_order {
+        state.next_order_at = state.next_order_at.min(tick + rules.refill);
+    }
     if tick >= state.next_order_at {
         state.orders_waiting += 1;
         let (lo, hi) = rules.interval;

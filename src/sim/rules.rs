@@ -11,6 +11,8 @@ pub const UNIT: i32 = 1000;
 pub const RADIUS: i32 = 350;
 /// The longest move a cook makes in one collision sub-step (0.25 tile).
 pub const MAX_SUBSTEP: i32 = 250;
+/// Seconds an empty order rail waits, at most, before its next order opens.
+pub const REFILL_S: f64 = 1.0;
 /// Seconds of disconnection before a cook's item is parked.
 pub const PARK_AFTER_S: f64 = 3.0;
 
@@ -41,6 +43,8 @@ pub struct Rules {
     pub cart_stun: u32,
     pub park: u32,
     pub first_order: u32,
+    /// Ticks an empty rail waits, at most, for its next order (`REFILL_S`).
+    pub refill: u32,
     pub interval: (u32, u32),
     pub max_orders: usize,
     pub deadline: u32,
@@ -76,6 +80,7 @@ impl Rules {
             cart_stun: t(tuning.cart_stun_s),
             park: t(PARK_AFTER_S),
             first_order: t(level.first_order_s),
+            refill: t(REFILL_S).max(1),
             interval: (t(level.interval_s[0]).max(1), t(level.interval_s[1]).max(1)),
             max_orders: level.max_orders as usize,
             deadline: t(level.deadline_s).max(1),

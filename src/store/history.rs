@@ -109,7 +109,7 @@ pub async fn insert_events(
 }
 
 /// Writes a round's end: its result, each seat's figures, the unlocks and the quests that
-/// come from results. All in the caller's transaction; idempotent.
+/// come from results (both only for the seats that contributed, `quests::contributors`). All in the caller's transaction; idempotent.
 pub async fn finish_round(
     conn: &mut SqliteConnection,
     meta: &RoundMeta,
@@ -144,7 +144,8 @@ pub async fn finish_round(
             .await?;
     }
     if let Some(order) = out.unlock {
-        for s in &meta.seats {
+        let credited = quests::contributors(conn, &meta.round_key, None).await?;
+        for s in meta.seats.iter().filter(|s| credited.contains(&s.seat)) {
             sqlx::query("UPDATE sessions SET unlocked = MAX(unlocked, ?) WHERE id = ?")
                 .bind(order as i64)
                 .bind(&s.session_id)

@@ -11,6 +11,14 @@
 //! | `campaign` | the number of different levels the session has won |
 //! | `teammates` | the number of different sessions it has shared a round with (not bots) |
 //!
+//! Only seats that *contributed* share in the team's credit (`streak`, `clean_run`,
+//! `win_stars`, `campaign`, `teammates`, and the round's unlock in `history`): a seat
+//! contributed once it has `WORK_TO_COUNT` rows of `WORK_KINDS` in the round (pieces of
+//! work finished: a board chopped, a dish served, a plate washed, a fire put out). A team
+//! quest moves at a `served` row for the seats that have contributed up to that row; a
+//! result quest and the unlock go to the seats that contributed in the whole round. The
+//! rows are the history's own, so `reindex` credits exactly the same seats.
+//!
 //! Bot cooks' sessions are `bot-<seat>`: they are nobody's teammates (a room of bots is not
 //! company), though their own progress is folded like anyone's.
 //!
@@ -20,6 +28,67 @@
 use super::Store;
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
 use sqlx::{Row, SqliteConnection};
+
+/// The event kinds that are a seat's own finished work (each names its cook).
+pub const WORK_KINDS: [&str; 4] = ["chopped", "served", "washed", "extinguished"];
+
+/// Pieces of work a seat must finish in a round to share in its credit: one soup's worth of
+/// chopping, or three serves or washes. A cook who only stood by has none, and no stray
+/// press reaches it (a press that finishes nothing is no row).
+pub const WORK_TO_COUNT: u32 = 3;
+
+/// Whether an event of this kind is a piece of its cook's own work.
+pub fn is_work(kind: &str) -> bool {
+    WORK_KINDS.contains(&kind)
+}
+
+/// The SQL test that seat `p.seat` of round `p.round_key` contributed (`p` a `round_players`
+/// row in the enclosing query; the bound parameter is `WORK_TO_COUNT`). SQL strings are
+/// literals (sqlx refuses built ones): the test below keeps `WORK_KINDS` in them.
+macro_rules! contributed_sql {
+    () => {
+        "(SELECT COUNT(*) FROM events e WHERE e.round_key = p.round_key AND e.seat = p.seat
+          AND e.kind IN ('chopped', 'served', 'washed', 'extinguished')) >= ?"
+    };
+}
+
+/// Seats with `WORK_TO_COUNT` pieces of work in a round up to (tick, n).
+const CONTRIBUTORS_SQL: &str = "SELECT seat FROM events WHERE round_key = ? AND seat IS NOT NULL
+     AND kind IN ('chopped', 'served', 'washed', 'extinguished')
+     AND (tick < ? OR (tick = ? AND n <= ?))
+     GROUP BY seat HAVING COUNT(*) >= ? ORDER BY seat";
+
+const CAMPAIGN_SQL: &str = concat!(
+    "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
+     WHERE p.session_id = ? AND r.result = 'won' AND ",
+    contributed_sql!()
+);
+
+const TEAMMATES_SQL: &str = concat!(
+    "SELECT COUNT(DISTINCT o.session_id) FROM round_players p JOIN round_players o
+     ON o.round_key = p.round_key AND o.session_id <> p.session_id
+     WHERE p.session_id = ? AND o.session_id NOT LIKE 'bot-%' AND ",
+    contributed_sql!()
+);
+
+/// The seats of round `round_key` that contributed, counting its rows up to and with
+/// (`tick`, `n`) (`None`: the whole round), in seat order.
+pub async fn contributors(
+    conn: &mut SqliteConnection,
+    round_key: &str,
+    upto: Option<(u32, u32)>,
+) -> sqlx::Result<Vec<u8>> {
+    let (tick, n) = upto.map_or((i64::MAX, i64::MAX), |(t, n)| (t as i64, n as i64));
+    let seats: Vec<i64> = sqlx::query_scalar(CONTRIBUTORS_SQL)
+        .bind(round_key)
+        .bind(tick)
+        .bind(tick)
+        .bind(n)
+        .bind(WORK_TO_COUNT as i64)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(seats.into_iter().map(|s| s as u8).collect())
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuestDef {
@@ -182,6 +251,17 @@ pub async fn fold_events<'a>(
     for (meta, e) in events {
         let meta: &'a RoundMeta = meta;
         let everyone: Vec<&str> = meta.seats.iter().map(|s| s.session_id.as_str()).collect();
+        // A serve moves the team quests of the seats that have contributed so far.
+        let credited: Vec<&str> = if e.kind == "served" {
+            let seats = contributors(conn, &meta.round_key, Some((e.tick, e.n))).await?;
+            meta.seats
+                .iter()
+                .filter(|s| seats.contains(&s.seat))
+                .map(|s| s.session_id.as_str())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let cook = e.seat.and_then(|s| meta.session_of(s));
         for (qi, q) in defs.iter().enumerate() {
             let mut push = |session: &str, c: Change| {
@@ -200,10 +280,10 @@ pub async fn fold_events<'a>(
                 ("extinguish", "extinguished") | ("wash", "washed") => {
                     cook.into_iter().for_each(|c| push(c, Change::Add(1)))
                 }
-                ("streak", "served") => everyone
+                ("streak", "served") => credited
                     .iter()
                     .for_each(|s| push(s, Change::Max(e.stk.unwrap_or(0) as i64))),
-                ("clean_run", "served") => everyone.iter().for_each(|s| push(s, Change::Add(1))),
+                ("clean_run", "served") => credited.iter().for_each(|s| push(s, Change::Add(1))),
                 ("clean_run", "missed") => everyone.iter().for_each(|s| push(s, Change::Reset)),
                 _ => {}
             }
@@ -268,7 +348,7 @@ async fn settle(
     }))
 }
 
-/// Folds a round's result into the result quests of its seated sessions.
+/// Folds a round's result into the result quests of its sessions that contributed.
 pub async fn fold_result(
     conn: &mut SqliteConnection,
     meta: &RoundMeta,
@@ -277,7 +357,8 @@ pub async fn fold_result(
 ) -> sqlx::Result<Vec<Completion>> {
     let mut done = Vec::new();
     let won = out.result == "won";
-    for seat in &meta.seats {
+    let credited = contributors(conn, &meta.round_key, None).await?;
+    for seat in meta.seats.iter().filter(|s| credited.contains(&s.seat)) {
         let session = seat.session_id.as_str();
         for q in defs {
             let change = match q.kind.as_str() {
@@ -286,24 +367,19 @@ pub async fn fold_result(
                     (won && out.stars >= need).then_some(Change::Max(1))
                 }
                 "campaign" => {
-                    let levels: i64 = sqlx::query_scalar(
-                        "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
-                         WHERE p.session_id = ? AND r.result = 'won'",
-                    )
-                    .bind(session)
-                    .fetch_one(&mut *conn)
-                    .await?;
+                    let levels: i64 = sqlx::query_scalar(CAMPAIGN_SQL)
+                        .bind(session)
+                        .bind(WORK_TO_COUNT as i64)
+                        .fetch_one(&mut *conn)
+                        .await?;
                     Some(Change::Max(levels))
                 }
                 "teammates" => {
-                    let mates: i64 = sqlx::query_scalar(
-                        "SELECT COUNT(DISTINCT o.session_id) FROM round_players me JOIN round_players o
-                         ON o.round_key = me.round_key AND o.session_id <> me.session_id
-                         WHERE me.session_id = ? AND o.session_id NOT LIKE 'bot-%'",
-                    )
-                    .bind(session)
-                    .fetch_one(&mut *conn)
-                    .await?;
+                    let mates: i64 = sqlx::query_scalar(TEAMMATES_SQL)
+                        .bind(session)
+                        .bind(WORK_TO_COUNT as i64)
+                        .fetch_one(&mut *conn)
+                        .await?;
                     Some(Change::Max(mates))
                 }
                 _ => None,
@@ -314,4 +390,18 @@ pub async fn fold_result(
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_of_contribution_counts_exactly_the_kinds_of_work() {
+        let list: Vec<String> = WORK_KINDS.iter().map(|k| format!("'{k}'")).collect();
+        let list = format!("IN ({})", list.join(", "));
+        for sql in [CONTRIBUTORS_SQL, CAMPAIGN_SQL, TEAMMATES_SQL] {
+            assert!(sql.contains(&list), "{sql}");
+        }
+    }
 }

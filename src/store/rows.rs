@@ -156,7 +156,8 @@ pub struct RoundOutcome {
     pub longest_streak: u32,
     /// (seat, score, dishes served, missed contribution).
     pub players: Vec<(u8, u32, u32, u32)>,
-    /// After a win: the campaign order every seated session unlocks.
+    /// After a win: the campaign order the seats that contributed unlock
+    /// (`quests::contributors`).
     pub unlock: Option<u32>,
 }
 

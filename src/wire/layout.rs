@@ -55,6 +55,8 @@ pub struct LevelLayout {
     /// Each cart's looped waypoints, in tile coordinates (the cart's centre passes through
     /// each tile's centre); the client draws the loop.
     pub carts: Vec<Vec<[u16; 2]>>,
+    /// A tutorial level: the client shows step-by-step prompts.
+    pub tutorial: bool,
 }
 
 fn letter(kind: StationKind) -> char {
@@ -133,6 +135,7 @@ impl LevelLayout {
                 .iter()
                 .map(|path| path.iter().map(|&(x, y)| [x, y]).collect())
                 .collect(),
+            tutorial: level.tutorial,
         }
     }
 }

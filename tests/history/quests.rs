@@ -5,7 +5,7 @@ use std::sync::Arc;
 use undercooked::store::Store;
 use undercooked::store::history;
 use undercooked::store::quests;
-use undercooked::store::rows::{EventRow, RoundMeta, SeatRow};
+use undercooked::store::rows::{EventRow, RoundMeta, RoundOutcome, SeatRow, SessionRow};
 
 async fn store(name: &str) -> Store {
     let dir =
@@ -60,6 +60,20 @@ fn served(tick: u32, seat: u8, stk: u32) -> EventRow {
     }
 }
 
+fn chopped(tick: u32, seat: u8) -> EventRow {
+    EventRow {
+        tick,
+        n: 0,
+        kind: "chopped",
+        seat: Some(seat),
+        x: 2.0,
+        y: 1.0,
+        payload: "{}".into(),
+        recipe: None,
+        stk: None,
+    }
+}
+
 fn missed(tick: u32) -> EventRow {
     EventRow {
         tick,
@@ -93,6 +107,10 @@ async fn the_same_batch_written_twice_counts_once() {
     let mut conn = store.pool.acquire().await.unwrap();
     let defs = quests::load(&mut conn).await.unwrap();
     history::begin_round(&mut conn, &meta).await.unwrap();
+    // Ann has chopped twice before the serve (her third piece of work); Bob has not moved.
+    history::write_events(&mut conn, &meta, &[chopped(2, 0), chopped(4, 0)], &defs)
+        .await
+        .unwrap();
     let batch = vec![served(10, 0, 1)];
     let (new, _) = history::write_events(&mut conn, &meta, &batch, &defs)
         .await
@@ -109,9 +127,14 @@ async fn the_same_batch_written_twice_counts_once() {
         "the serving cook's session only"
     );
     assert_eq!(
-        progress(&store, "s-bob", "clean_run").await,
+        progress(&store, "s-ann", "clean_run").await,
         (1, false),
-        "team quests move for every seat"
+        "team quests move for a seat that contributed"
+    );
+    assert_eq!(
+        progress(&store, "s-bob", "clean_run").await,
+        (0, false),
+        "and not for one that did nothing"
     );
 }
 
@@ -158,16 +181,29 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
     let mut conn = store.pool.acquire().await.unwrap();
     let defs = quests::load(&mut conn).await.unwrap();
     history::begin_round(&mut conn, &meta).await.unwrap();
-    // given four serves, when a fifth and then a miss arrive in one batch
+    // given both cooks at work (three boards chopped each) and four serves, when a fifth
+    // and then a miss arrive in one batch
+    for t in 0..3 {
+        let work = [
+            chopped(t, 0),
+            EventRow {
+                n: 1,
+                ..chopped(t, 1)
+            },
+        ];
+        history::write_events(&mut conn, &meta, &work, &defs)
+            .await
+            .unwrap();
+    }
     for t in 0..4 {
-        history::write_events(&mut conn, &meta, &[served(t, 0, t + 1)], &defs)
+        history::write_events(&mut conn, &meta, &[served(50 + t, 0, t + 1)], &defs)
             .await
             .unwrap();
     }
     let (_, done) = history::write_events(
         &mut conn,
         &meta,
-        &[served(10, 1, 5), EventRow { n: 1, ..missed(10) }],
+        &[served(60, 1, 5), EventRow { n: 1, ..missed(60) }],
         &defs,
     )
     .await
@@ -188,7 +224,7 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
         ]
     );
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (5, true));
-    let (_, more) = history::write_events(&mut conn, &meta, &[served(20, 0, 6)], &defs)
+    let (_, more) = history::write_events(&mut conn, &meta, &[served(70, 0, 6)], &defs)
         .await
         .unwrap();
     assert!(
@@ -209,6 +245,10 @@ async fn a_miss_resets_a_clean_run_in_progress() {
     let mut conn = store.pool.acquire().await.unwrap();
     let defs = quests::load(&mut conn).await.unwrap();
     history::begin_round(&mut conn, &meta).await.unwrap();
+    let work: Vec<EventRow> = (0..3).map(|n| EventRow { n, ..chopped(0, 0) }).collect();
+    history::write_events(&mut conn, &meta, &work, &defs)
+        .await
+        .unwrap();
     history::write_events(
         &mut conn,
         &meta,
@@ -228,4 +268,110 @@ async fn a_miss_resets_a_clean_run_in_progress() {
         .await
         .unwrap();
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (0, false));
+}
+
+/// A won round of level 1 with seat 0 a person's and seats 1–3 bots': the bots chop and
+/// serve five dishes in a row; the person did `work` pieces of work first.
+async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
+    let store = store(name).await;
+    let mut meta = (*meta()).clone();
+    meta.seats.truncate(1);
+    for seat in 1..4u8 {
+        meta.seats.push(SeatRow {
+            seat,
+            session_id: format!("bot-{seat}"),
+            name: format!("Bot {seat}"),
+            color: "#888888".into(),
+        });
+    }
+    let mut conn = store.pool.acquire().await.unwrap();
+    undercooked::store::sessions::upsert(
+        &mut conn,
+        &SessionRow {
+            id: "s-ann".into(),
+            token_hash: "h-ann".into(),
+            name: "Ann".into(),
+            unlocked: 1,
+        },
+    )
+    .await
+    .unwrap();
+    let defs = quests::load(&mut conn).await.unwrap();
+    history::begin_round(&mut conn, &meta).await.unwrap();
+    let mut rows: Vec<EventRow> = (0..work).map(|n| EventRow { n, ..chopped(1, 0) }).collect();
+    for seat in 1..4u8 {
+        rows.extend((0..3).map(|n| EventRow {
+            n: 10 * seat as u32 + n,
+            ..chopped(2, seat)
+        }));
+    }
+    history::write_events(&mut conn, &meta, &rows, &defs)
+        .await
+        .unwrap();
+    for k in 0..5u32 {
+        let serve = served(100 + 10 * k, 1 + (k % 3) as u8, k + 1);
+        history::write_events(&mut conn, &meta, &[serve], &defs)
+            .await
+            .unwrap();
+    }
+    let outcome = RoundOutcome {
+        round_key: meta.round_key.clone(),
+        level_id: meta.level_id.clone(),
+        level_order: 1,
+        ended_at: 1,
+        result: "won".into(),
+        score: 160,
+        stars: 3,
+        ticks: 1200,
+        served: 5,
+        missed: 0,
+        wasted: 0,
+        lost_items: 0,
+        longest_streak: 5,
+        players: vec![(0, 0, 0, 0), (1, 40, 2, 0), (2, 40, 2, 0), (3, 20, 1, 0)],
+        unlock: Some(2),
+    };
+    history::finish_round(&mut conn, &meta, &outcome, &defs)
+        .await
+        .unwrap();
+    drop(conn);
+    store
+}
+
+async fn unlocked(store: &Store, session: &str) -> i64 {
+    sqlx::query_scalar("SELECT unlocked FROM sessions WHERE id = ?")
+        .bind(session)
+        .fetch_one(&store.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_person_who_idles_beside_three_bots_gets_no_credit_for_their_win() {
+    // Given a person who never moved while three bots won level 1 with a streak of 5
+    let store = won_round_beside_three_bots("idle", 0).await;
+    // Then the person unlocks nothing and moves no team quest
+    assert_eq!(unlocked(&store, "s-ann").await, 1, "no unlock");
+    for quest in ["clean_run", "on_a_roll", "three_stars", "campaign_hero"] {
+        assert_eq!(
+            progress(&store, "s-ann", quest).await,
+            (0, false),
+            "{quest}"
+        );
+    }
+    // While the bots that did the work are credited
+    assert_eq!(progress(&store, "bot-1", "clean_run").await, (5, true));
+    assert_eq!(progress(&store, "bot-1", "three_stars").await, (1, true));
+}
+
+#[tokio::test]
+async fn a_person_who_works_beside_three_bots_shares_their_win() {
+    // Given a person who chopped three boards before the bots' five serves
+    let store = won_round_beside_three_bots("playing", 3).await;
+    // Then the person unlocks level 2 and completes the streak quests with the team
+    assert_eq!(unlocked(&store, "s-ann").await, 2);
+    assert_eq!(progress(&store, "s-ann", "clean_run").await, (5, true));
+    assert_eq!(progress(&store, "s-ann", "on_a_roll").await, (5, true));
+    assert_eq!(progress(&store, "s-ann", "three_stars").await, (1, true));
+    assert_eq!(progress(&store, "s-ann", "campaign_hero").await, (1, false));
 }

@@ -467,12 +467,51 @@ fn a_streak_of_three_serves_earns_the_flat_bonus_and_the_tip_follows_the_time_le
     }
     let streaks: Vec<u32> = deltas.iter().map(|d| d.1).collect();
     assert_eq!(streaks, [1, 2, 3]);
-    // every order still had over 90% of its window: a tip of 9; the third adds the bonus
+    // every order still had over 95% of its window: a tip of 19 (of 20); the third adds
+    // the bonus
     for (sd, stk) in deltas {
-        let base = sd - 9 - if stk >= 3 { 10 } else { 0 };
+        let base = sd - 19 - if stk >= 3 { 10 } else { 0 };
         assert!(base == 30 || base == 20, "sd {sd} at streak {stk}");
     }
     assert_eq!(k.state.longest_streak, 3);
+}
+
+#[test]
+fn an_empty_rail_gets_its_next_order_within_a_second_not_at_the_interval() {
+    // given a level whose orders come every 100 s, one open
+    let mut k = Kitchen::new(
+        GRID,
+        RECIPES,
+        "[orders]\nfirst_order_s = 0\ninterval_s = [100, 100]\nmax_orders = 3",
+        4,
+    );
+    k.idle(2);
+    assert_eq!(k.state.orders.len(), 1);
+    // when a cook serves it at once
+    k.place(3, 7, 2, 0);
+    let recipe = k.state.orders[0].recipe;
+    give(&mut k, 3, Item::Dish(recipe));
+    let events = k.press(3);
+    let served = events
+        .iter()
+        .find(|e| e.kind == EventKind::Served)
+        .expect("served");
+    // then the tip is nearly all of it, and the empty rail refills within a second
+    assert_eq!(
+        served
+            .payload
+            .sd
+            .map(|sd| sd as u32 - served.payload.pts.unwrap()),
+        Some(19)
+    );
+    assert!(k.state.orders.is_empty());
+    let mut waited = 0;
+    while k.state.orders.is_empty() && waited < 100 {
+        k.idle(1);
+        waited += 1;
+    }
+    assert_eq!(k.state.orders.len(), 1);
+    assert!(waited <= 20, "the rail stood empty {waited} ticks at 20 Hz");
 }
 
 #[test]

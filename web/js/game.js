@@ -15,6 +15,7 @@ import { applyFrame } from './merge.js';
 import { Mover, Predictor, obstacles, quantize } from './predict.js';
 import { RecipeKey } from './recipekey.js';
 import { Renderer } from './render.js';
+import { tutorialPrompt } from './tutorial.js';
 
 export class Game {
   /**
@@ -53,6 +54,18 @@ export class Game {
     this.canvas = canvas;
     this.announcer = new Announcer(touchRoot);
     this.recipeKey = new RecipeKey(touchRoot, layout);
+    // A tutorial level prompts the next step in words, above the kitchen (a status line,
+    // so a screen reader says each new step once).
+    this.prompt = null;
+    if (layout.tutorial && this.me && touchRoot) {
+      this.prompt = document.createElement('p');
+      this.prompt.id = 'tutorial';
+      this.prompt.className = 'tutorial-prompt';
+      this.prompt.setAttribute('role', 'status');
+      this.prompt.hidden = true;
+      const stage = touchRoot.querySelector('.stage');
+      touchRoot.insertBefore(this.prompt, stage);
+    }
     window.__game = this; // a handle for the browser tests and for looking around in the console
     window.__uc = window.__uc || {};
     window.__uc.highlight = null;
@@ -98,6 +111,11 @@ export class Game {
       }
     }
     this.announcer.frame(this.view, raw.e || [], this.layout);
+    if (this.prompt) {
+      const text = this.over ? '' : tutorialPrompt(this.view, this.me);
+      if (text !== this.prompt.textContent) this.prompt.textContent = text;
+      this.prompt.hidden = text === '';
+    }
     this.onView(this.view);
   }
 

@@ -10,6 +10,10 @@ use crate::bots::nav::UNREACHABLE;
 /// is taken rather than moving a teammate off its work.
 const OCCUPIED_COST: u32 = 3;
 
+/// What stepping onto the tile in front of a person costs extra: a way round up to this
+/// much longer is taken rather than cutting across where the person is going.
+const PERSON_COST: u32 = 4;
+
 /// One walker and everyone it plans around.
 pub(super) struct Around<'a> {
     pub walker: &'a Walker,
@@ -58,10 +62,15 @@ impl Around<'_> {
 
     /// What one step onto `to` costs.
     pub fn step_cost(&self, to: Tile) -> u32 {
-        if to != self.walker.at && self.waiting.contains(&to) {
-            1 + OCCUPIED_COST
+        let person = if to != self.walker.at && self.walker.avoid.contains(&to) {
+            PERSON_COST
         } else {
-            1
+            0
+        };
+        if to != self.walker.at && self.waiting.contains(&to) {
+            1 + OCCUPIED_COST + person
+        } else {
+            1 + person
         }
     }
 }

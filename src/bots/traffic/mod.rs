@@ -40,6 +40,9 @@ pub struct Walker {
     /// The tiles the other cooks' bodies cover now (a cook off its tile's centre reaches
     /// into the tile beside).
     pub others: Vec<Tile>,
+    /// Tiles dearer to step on: in front of a person (where the person is about to walk
+    /// or work), so a way round them is taken when there is one.
+    pub avoid: Vec<Tile>,
 }
 
 /// A cook the plans go around but do not move: a person, a stunned cook.
@@ -226,6 +229,7 @@ mod tests {
             field: std::sync::Arc::new(nav.field_to(&[goal])),
             rank: (1, 0),
             others: others.to_vec(),
+            avoid: Vec::new(),
         }
     }
 

@@ -19,6 +19,9 @@ pub(super) struct LevelFile {
     pub(super) plates: Spanned<u32>,
     pub(super) recipes: Spanned<Vec<Spanned<String>>>,
     pub(super) grid: Spanned<String>,
+    /// A tutorial level: the client shows step-by-step prompts.
+    #[serde(default = "not_tutorial")]
+    pub(super) tutorial: Spanned<bool>,
     #[serde(default)]
     pub(super) orders: OrdersFile,
     #[serde(default)]
@@ -32,6 +35,9 @@ pub(super) struct LevelFile {
 
 fn default_time_limit() -> Spanned<f64> {
     Spanned::new(0..0, 150.0)
+}
+fn not_tutorial() -> Spanned<bool> {
+    Spanned::new(0..0, false)
 }
 fn default_plates() -> Spanned<u32> {
     Spanned::new(0..0, 3)

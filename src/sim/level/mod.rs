@@ -95,6 +95,9 @@ pub struct Level {
     pub tuning: Tuning,
     /// Recipes whose points the level sets (the rest keep `Recipe::default_points`).
     pub points: Vec<(Recipe, u32)>,
+    /// A tutorial: the client prompts the next step (`web/js/tutorial.js`). Only the first
+    /// campaign level or a level outside the campaign may be one.
+    pub tutorial: bool,
 }
 
 impl Level {
@@ -222,6 +225,7 @@ impl Level {
             ) if errors.is_empty() => Ok(Level {
                 id: raw.id.get_ref().clone(),
                 order: raw.order,
+                tutorial: *raw.tutorial.get_ref(),
                 name: raw.name.get_ref().trim().to_string(),
                 time_limit_s,
                 target_score: *raw.target_score.get_ref(),
@@ -301,6 +305,12 @@ fn check_head(ctx: &Ctx, raw: &LevelFile) -> Result<f64, LevelError> {
     }
     if !(1..=64).contains(raw.plates.get_ref()) {
         return Err(ctx.span(raw.plates.span(), "plates must be between 1 and 64"));
+    }
+    if *raw.tutorial.get_ref() && raw.order > 1 {
+        return Err(ctx.span(
+            raw.tutorial.span(),
+            "tutorial = true needs order 0 or 1 (a tutorial comes first, or outside the campaign)",
+        ));
     }
     Ok(time_limit_s)
 }
