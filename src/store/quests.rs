@@ -32,10 +32,10 @@ use sqlx::{Row, SqliteConnection};
 /// The event kinds that are a seat's own finished work (each names its cook).
 pub const WORK_KINDS: [&str; 4] = ["chopped", "served", "washed", "extinguished"];
 
-/// Pieces of work a seat must finish in a round to share in its credit: one soup's worth of
-/// chopping, or three serves or washes. A cook who only stood by has none, and no stray
-/// press reaches it (a press that finishes nothing is no row).
-pub const WORK_TO_COUNT: u32 = 3;
+/// Pieces of work a seat must finish in a round to share in its credit: one. A cook who only
+/// stood by has none, and no stray press reaches it (a press that finishes nothing is no
+/// row); a new player who manages one chop beside bots has played, and is credited.
+pub const WORK_TO_COUNT: u32 = 1;
 
 /// Whether an event of this kind is a piece of its cook's own work.
 pub fn is_work(kind: &str) -> bool {
