@@ -96,7 +96,7 @@ impl HumanCook {
         self.rng ^= self.rng << 17;
         let (lo, hi) = REACTION_MS;
         let ms = lo + (self.rng % (hi - lo + 1) as u64) as u32;
-        (ms * self.tick_hz + 999) / 1000
+        (ms * self.tick_hz).div_ceil(1000)
     }
 
     /// The inputs this seat sends after seeing `view` (none for an idle person).

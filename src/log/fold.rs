@@ -65,7 +65,7 @@ impl RoundFold {
         }
         let level = Level::parse(&header.level_file, &header.level_toml)
             .map_err(|e| FoldError(format!("embedded level: {e}")))?;
-        let rules = Arc::new(Rules::new(level, header.tick_hz));
+        let rules = Arc::new(Rules::new(level, header.tick_hz).for_sim_version(header.sim_version));
         let mut ids = vec![String::new(); SEATS];
         let mut seats = Vec::new();
         for s in &header.seats {

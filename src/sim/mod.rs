@@ -30,4 +30,4 @@ pub use summary::RoundSummary;
 pub const SEATS: usize = 4;
 
 /// Bumped whenever a rule change alters what a log folds to (golden replays re-recorded).
-pub const SIM_VERSION: u32 = 1;
+pub const SIM_VERSION: u32 = 2;

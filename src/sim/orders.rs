@@ -40,7 +40,7 @@ pub fn serve(
     };
     let order = state.orders.remove(oi);
     let base = (order.pts as u64 * quality as u64 + 500) / 1000;
-    let tip = TIP_MAX * order.ticks_left as u64 / rules.deadline as u64;
+    let tip = rules.tip_max * order.ticks_left as u64 / rules.deadline as u64;
     state.streak += 1;
     state.longest_streak = state.longest_streak.max(state.streak);
     let bonus = if state.streak >= 3 { 10 } else { 0 };
@@ -111,7 +111,11 @@ pub fn tick_orders(state: &mut KitchenState, rules: &Rules, events: &mut Vec<Eve
     let rush = rush_active(rules, tick);
     // An empty rail refills soon: with no order open or waiting (after the first), the next
     // one opens at most `refill` ticks later, so a fast team sets its own pace.
-    if state.orders.is_empty() && state.orders_waiting == 0 && tick >= rules.first_order {
+    if rules.refill > 0
+        && state.orders.is_empty()
+        && state.orders_waiting == 0
+        && tick >= rules.first_order
+    {
         state.next_order_at = state.next_order_at.min(tick + rules.refill);
     }
     if tick >= state.next_order_at {

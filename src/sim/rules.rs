@@ -43,8 +43,12 @@ pub struct Rules {
     pub cart_stun: u32,
     pub park: u32,
     pub first_order: u32,
-    /// Ticks an empty rail waits, at most, for its next order (`REFILL_S`).
+    /// Ticks an empty rail waits, at most, for its next order (`REFILL_S`); 0: no refill
+    /// (sim version 1).
     pub refill: u32,
+    /// The tip of a dish served the tick its order opened (`orders::TIP_MAX`; 10 in sim
+    /// version 1).
+    pub tip_max: u64,
     pub interval: (u32, u32),
     pub max_orders: usize,
     pub deadline: u32,
@@ -81,6 +85,7 @@ impl Rules {
             park: t(PARK_AFTER_S),
             first_order: t(level.first_order_s),
             refill: t(REFILL_S).max(1),
+            tip_max: super::orders::TIP_MAX,
             interval: (t(level.interval_s[0]).max(1), t(level.interval_s[1]).max(1)),
             max_orders: level.max_orders as usize,
             deadline: t(level.deadline_s).max(1),
@@ -92,6 +97,17 @@ impl Rules {
                 .collect(),
             level,
         }
+    }
+
+    /// The rules as sim version `version` played them: version 1 (before the refilling
+    /// rail and the tip of 20) had no refill and a tip of up to 10, so its replays still
+    /// fold the same.
+    pub fn for_sim_version(mut self, version: u32) -> Rules {
+        if version < 2 {
+            self.refill = 0;
+            self.tip_max = 10;
+        }
+        self
     }
 
     /// Ticks to hundredths of a second (for the wire's 2-decimal seconds).
