@@ -757,22 +757,30 @@ mod around_the_kitchen {
     /// From spawn (2,3) of the open kitchen: a tomato from the shelf at (1,1), set down on
     /// the first free board of row 1 and chopped there. Bots leave a person's board alone.
     async fn chop_a_tomato(b: &Browser) {
-        let held = "(window.__game.view.p.find((p) => p.i === window.__game.me) || {}).h || ''";
+        let held = "((window.__game.view.p.find((p) => p.i === window.__game.me) || {}).h || '')";
         b.wait_until(
             "window.__game && window.__game.countdown === null && window.__game.drawnMine",
             10,
         )
         .await;
-        kitchen_walk(b, "ArrowLeft", "m.x < 1.6").await;
-        kitchen_walk(
-            b,
-            "ArrowUp",
-            "window.__uc.highlight && window.__uc.highlight.y === 1",
-        )
-        .await;
-        kitchen_press(b).await;
+        // A bot may be at the shelf first, or a press read before the cook faces it: step
+        // into the column, walk up and press again until the tomato is in hand.
+        for _ in 0..10 {
+            kitchen_walk(b, "ArrowLeft", "m.x < 1.6").await;
+            kitchen_walk(
+                b,
+                "ArrowUp",
+                "window.__uc.highlight && window.__uc.highlight.y === 1",
+            )
+            .await;
+            kitchen_press(b).await;
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            if b.eval(held).await == "tomato_raw" {
+                break;
+            }
+        }
         b.wait_until(&format!("{held} === 'tomato_raw'"), 5).await;
-        for x in [4, 6, 4, 6] {
+        for x in [4, 6, 4, 6, 4, 6] {
             kitchen_walk(b, "ArrowRight", &format!("m.x > {x}.4")).await;
             kitchen_walk(b, "ArrowUp", &format!("window.__uc.highlight && window.__uc.highlight.x === {x} && window.__uc.highlight.y === 1")).await;
             kitchen_press(b).await;
@@ -781,6 +789,7 @@ mod around_the_kitchen {
                 kitchen_press(b).await; // the tomato is down: chop it
                 b.wait_until(&format!("window.__game.view.st.some((s) => s.x === {x} && s.y === 1 && s.g === 'tomato_chopped')"), 5)
                     .await;
+                kitchen_walk(b, "ArrowDown", "m.y > 3.4").await; // out of the bots' way
                 return;
             }
             kitchen_walk(b, "ArrowLeft", "m.x < 3.6").await;

@@ -49,7 +49,13 @@ fn assert_teamwork(level: &LevelSource, seeds: &[u64]) -> Vec<String> {
         let score: u64 = row.iter().map(|r| r.score as u64).sum();
         (wins, std::cmp::Reverse(ticks), score)
     };
-    if rank(&by_bots[1]) <= rank(&by_bots[0]) {
+    // When both teams win every round within 1 % of the same time, the order clock sets the
+    // pace, not the team (the rail only refills when it is empty): two bots then only have
+    // to keep up. Otherwise two must beat one.
+    let (one, two) = (rank(&by_bots[0]), rank(&by_bots[1]));
+    let all_won = one.0 == seeds.len() && two.0 == seeds.len();
+    let order_bound = all_won && two.1.0 * 100 <= one.1.0 * 101;
+    if !order_bound && two <= one {
         failures.push(format!(
             "{id}: two bots {:?} did not beat one {:?} (wins, ticks, points) over seeds {seeds:?}",
             rank(&by_bots[1]),
