@@ -23,14 +23,7 @@ fn the_campaign_is_at_least_ten_levels_numbered_without_a_gap() {
 fn every_campaign_level_passes_the_design_lints() {
     // What `undercooked levels check levels/ --strict` enforces, without the sweep.
     for l in kitchen::campaign() {
-        // Slippery Floor's spawns 1 and 4 stand on the only tiles of its lettuce shelf and
-        // sink (`spawn-on-only-way`, added with issue 24): known, reported, for the level's
-        // tuning to move (docs/LEVELS.md). Every other lint, and every other level, holds.
-        let known = |k: &str| l.level.id == "05_slippery_floor" && k == "spawn-on-only-way";
-        let lints: Vec<_> = undercooked::levels::lint::lints(&l.level)
-            .into_iter()
-            .filter(|x| !known(x.kind))
-            .collect();
+        let lints = undercooked::levels::lint::lints(&l.level);
         assert!(lints.is_empty(), "{}: {lints:?}", l.level.id);
     }
 }
