@@ -6,9 +6,6 @@ use super::items::Recipe;
 use super::rules::Rules;
 use super::state::{KitchenState, Order, RoundResult, Verdict};
 
-/// The tip of a dish served the tick its order opened; it falls with the order's time left.
-pub const TIP_MAX: u64 = 20;
-
 /// Whether a rush window is open at `tick`.
 pub fn rush_active(rules: &Rules, tick: u32) -> bool {
     rules

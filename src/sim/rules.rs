@@ -13,6 +13,8 @@ pub const RADIUS: i32 = 350;
 pub const MAX_SUBSTEP: i32 = 250;
 /// Seconds an empty order rail waits, at most, before its next order opens.
 pub const REFILL_S: f64 = 1.0;
+/// The tip of a dish served the tick its order opened; it falls with the order's time left.
+pub const TIP_MAX: u64 = 20;
 /// Seconds of disconnection before a cook's item is parked.
 pub const PARK_AFTER_S: f64 = 3.0;
 
@@ -46,7 +48,7 @@ pub struct Rules {
     /// Ticks an empty rail waits, at most, for its next order (`REFILL_S`); 0: no refill
     /// (sim version 1).
     pub refill: u32,
-    /// The tip of a dish served the tick its order opened (`orders::TIP_MAX`; 10 in sim
+    /// The tip of a dish served the tick its order opened (`TIP_MAX`; 10 in sim
     /// version 1).
     pub tip_max: u64,
     pub interval: (u32, u32),
@@ -85,7 +87,7 @@ impl Rules {
             park: t(PARK_AFTER_S),
             first_order: t(level.first_order_s),
             refill: t(REFILL_S).max(1),
-            tip_max: super::orders::TIP_MAX,
+            tip_max: TIP_MAX,
             interval: (t(level.interval_s[0]).max(1), t(level.interval_s[1]).max(1)),
             max_orders: level.max_orders as usize,
             deadline: t(level.deadline_s).max(1),
