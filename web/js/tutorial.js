@@ -16,6 +16,14 @@ function plural(ing) {
   return ing === 'tomato' ? 'tomatoes' : `${ing}s`;
 }
 
+/** Whether station `s` is on a tile beside the cook's (where a press could reach it), so a
+ * teammate's board across the kitchen does not change what the viewer is told. */
+function beside(cook, s) {
+  const dx = Math.abs(Math.floor(cook.x) - s.x);
+  const dy = Math.abs(Math.floor(cook.y) - s.y);
+  return dx + dy === 1;
+}
+
 /** How many serves are still needed to reach the target, at the open orders' worth. */
 function servesLeft(state) {
   const left = (state.tgt || 0) - (state.s || 0);
@@ -39,11 +47,11 @@ export function tutorialPrompt(state, me) {
     if (soupReady) {
       return `The soup is ready: take a clean plate from the sink (W) with ${KEYS}`;
     }
-    const board = st.find((s) => s.k === 'chop_board' && s.g && s.g.endsWith('_raw'));
+    const board = st.find((s) => s.k === 'chop_board' && s.g && s.g.endsWith('_raw') && beside(cook, s));
     if (board) {
       return `Face the chop board and press ${KEYS} to chop; stand still until it is done`;
     }
-    const chopped = st.find((s) => s.k === 'chop_board' && s.g && s.g.endsWith('_chopped'));
+    const chopped = st.find((s) => s.k === 'chop_board' && s.g && s.g.endsWith('_chopped') && beside(cook, s));
     if (chopped) {
       return `Take the chopped ${ingredientOf(chopped.g)} from the board with ${KEYS}`;
     }

@@ -9,7 +9,7 @@ function view(held, stations = [], extra = {}) {
     tgt: 150,
     o: [{ id: 1, r: 'tomato_soup', l: 50, pts: 30 }],
     p: [
-      { i: 'c0', h: held, s: 'idle' },
+      { i: 'c0', h: held, s: 'idle', x: 4.5, y: 2.5 },
       { i: 'c1', h: 'dish_tomato_soup', s: 'idle' },
     ],
     st: stations,
@@ -20,8 +20,11 @@ function view(held, stations = [], extra = {}) {
 test('each step of a soup says the next thing to do, from what the viewer holds', () => {
   assert.match(tutorialPrompt(view(null), 'c0'), /tomato shelf \(t\).*take a tomato/);
   assert.match(tutorialPrompt(view('tomato_raw'), 'c0'), /chop board \(C\).*press again to chop/);
-  const board = { k: 'chop_board', g: 'tomato_raw', s: 'idle', p: 40 };
+  const board = { k: 'chop_board', g: 'tomato_raw', s: 'idle', p: 40, x: 4, y: 1 };
   assert.match(tutorialPrompt(view(null, [board]), 'c0'), /press Space\/E to chop/);
+  // A teammate's board across the kitchen is theirs: the viewer is told to fetch a tomato.
+  const far = { ...board, x: 9, y: 1 };
+  assert.match(tutorialPrompt(view(null, [far]), 'c0'), /tomato shelf \(t\).*take a tomato/);
   const pot = { k: 'stove', g: 'tomato_chopped', s: 'idle', p: 67 };
   assert.match(tutorialPrompt(view('tomato_chopped', [pot]), 'c0'), /pot \(K\).*\(2 of 3 in\)/);
   const cooking = { k: 'stove', g: 'tomato_soup', s: 'working', p: 30 };
