@@ -743,8 +743,10 @@ mod around_the_kitchen {
                 .join("tests/fixtures/solo/01_open_kitchen.toml"),
         )
         .expect("the fixture level")
-        // Two soups to win, so the person's chop lands before the bots' serves.
-        .replace("target_score = 30", "target_score = 60");
+        // Two soups to win, so the person's chop lands before the bots' serves; a shelf left
+        // of spawn 1 and a board below it, so Ann chops without walking among the bots.
+        .replace("target_score = 30", "target_score = 60")
+        .replace("#.1.2.3.4.#\n#.........#", "#t1.2.3.4.#\n#.C.......#");
         let second = first
             .replace("id = \"01_open_kitchen\"", "id = \"02_second_kitchen\"")
             .replace("order = 1", "order = 2")
@@ -754,23 +756,22 @@ mod around_the_kitchen {
         dir
     }
 
-    /// From spawn (2,3) of the open kitchen: a tomato from the shelf at (1,1), set down on
-    /// the first free board of row 1 and chopped there. Bots leave a person's board alone.
+    /// From spawn (2,3) of the test copy of the open kitchen: a tomato from the shelf on its
+    /// left (1,3), set down on the board below (2,4) and chopped there. Bots leave a board a
+    /// person faces alone; each step is pressed again until it shows.
     async fn chop_a_tomato(b: &Browser) {
         let held = "((window.__game.view.p.find((p) => p.i === window.__game.me) || {}).h || '')";
+        let board = "((window.__game.view.st.find((s) => s.x === 2 && s.y === 4) || {}).g || '')";
         b.wait_until(
             "window.__game && window.__game.countdown === null && window.__game.drawnMine",
             10,
         )
         .await;
-        // A bot may be at the shelf first, or a press read before the cook faces it: step
-        // into the column, walk up and press again until the tomato is in hand.
         for _ in 0..10 {
-            kitchen_walk(b, "ArrowLeft", "m.x < 1.6").await;
             kitchen_walk(
                 b,
-                "ArrowUp",
-                "window.__uc.highlight && window.__uc.highlight.y === 1",
+                "ArrowLeft",
+                "window.__uc.highlight && window.__uc.highlight.x === 1",
             )
             .await;
             kitchen_press(b).await;
@@ -780,21 +781,30 @@ mod around_the_kitchen {
             }
         }
         b.wait_until(&format!("{held} === 'tomato_raw'"), 5).await;
-        for x in [4, 6, 4, 6, 4, 6] {
-            kitchen_walk(b, "ArrowRight", &format!("m.x > {x}.4")).await;
-            kitchen_walk(b, "ArrowUp", &format!("window.__uc.highlight && window.__uc.highlight.x === {x} && window.__uc.highlight.y === 1")).await;
-            kitchen_press(b).await;
-            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-            if b.eval(held).await == "" {
-                kitchen_press(b).await; // the tomato is down: chop it
-                b.wait_until(&format!("window.__game.view.st.some((s) => s.x === {x} && s.y === 1 && s.g === 'tomato_chopped')"), 5)
-                    .await;
-                kitchen_walk(b, "ArrowDown", "m.y > 3.4").await; // out of the bots' way
-                return;
+        for _ in 0..10 {
+            kitchen_walk(
+                b,
+                "ArrowDown",
+                "window.__uc.highlight && window.__uc.highlight.y === 4",
+            )
+            .await;
+            if b.eval(held).await == "tomato_raw" {
+                kitchen_press(b).await; // set it down
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                continue;
             }
-            kitchen_walk(b, "ArrowLeft", "m.x < 3.6").await;
+            if b.eval(board).await == "tomato_raw" {
+                kitchen_press(b).await; // chop it
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                continue;
+            }
+            return;
         }
-        panic!("no free board for Ann's tomato");
+        panic!(
+            "Ann's tomato was not chopped: she holds {}, the board {}",
+            b.eval(held).await,
+            b.eval(board).await
+        );
     }
 
     fn enabled(label: &str) -> String {
