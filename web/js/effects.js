@@ -37,7 +37,6 @@ export class Effects {
     this.list = []; // {kind, text, x, y, color, born, life, cook?}
     this.banners = []; // {text, born, life}
     this.shakeUntil = 0;
-    this.toasts = []; // {text, born}
     this.reduced = false; // prefers-reduced-motion: no shake, no drift
     this.mark = null; // {x, y, until}: the station your own denied press was aimed at
   }
@@ -109,9 +108,6 @@ export class Effects {
       case 'rush_end':
         this.banners.push({ text: 'The rush is over', born: now, life: 1500, color: '#fff' });
         break;
-      case 'quest':
-        this.toasts.push({ text: `Quest complete: ${e.quest} (${e.progress}/${e.target})`, born: now });
-        break;
       default:
         break;
     }
@@ -121,7 +117,6 @@ export class Effects {
   live(now) {
     this.list = this.list.filter((f) => now - f.born < f.life);
     this.banners = this.banners.filter((b) => now - b.born < b.life);
-    this.toasts = this.toasts.filter((t) => now - t.born < 4000);
     return this.list;
   }
 

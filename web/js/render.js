@@ -209,7 +209,6 @@ export class Renderer {
     if (rush) this.banner(ctx, `RUSH ${Math.ceil(rush.l)} s: orders pay +50%`, room / 2, ORDERS_PX * dpr + 28 * dpr, '#ffd43b', dpr, room - 8 * dpr);
     if (effects) {
       effects.banners.forEach((b, k) => this.banner(ctx, b.text, w / 2, h / 2 - 60 * dpr + k * 40 * dpr, b.color, dpr));
-      effects.toasts.forEach((t, k) => this.banner(ctx, t.text, w / 2, h - 40 * dpr - k * 36 * dpr, '#ffd43b', dpr));
     }
     if (countdown !== null) {
       ctx.fillStyle = 'rgba(0,0,0,0.45)';

@@ -477,16 +477,13 @@ const REFUSALS = {
 };
 
 /**
- * Why Start is disabled, in words ('' when it is not): the reason the lobby frame carries
- * (`start_refusal`), or, from a server without it, the same two reasons worked out here (no
- * level picked; nobody but the host ready, unless the host is alone); or not being the host.
+ * Why Start is disabled, in words ('' when it is not): not being the host, or the reason the
+ * lobby frame carries (`start_refusal`, the server's own rule; PROTOCOL.md).
  */
 function startWhy(l, host) {
   if (!host) return 'The host starts the round.';
-  if (l.can_start) return '';
-  if (l.start_refusal) return REFUSALS[l.start_refusal] || `Start is refused: ${l.start_refusal}.`;
-  if (!l.level) return REFUSALS.no_level;
-  return REFUSALS.no_ready_players;
+  if (l.can_start || !l.start_refusal) return '';
+  return REFUSALS[l.start_refusal] || `Start is refused: ${l.start_refusal}.`;
 }
 
 /** The highest campaign level the viewer has unlocked (`unlocked` is its order). */
