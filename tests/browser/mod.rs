@@ -175,13 +175,35 @@ impl Browser {
             10,
         )
         .await;
-        self.client
-            .find(Locator::XPath(&xpath))
-            .await
-            .expect("the button is there")
-            .click()
-            .await
-            .unwrap_or_else(|e| panic!("clicking {name}: {e}"));
+        // The lobby re-renders on each of its frames, so the element found may be
+        // replaced before the click lands: find it again, a few times.
+        for attempt in 1..=5 {
+            let clicked = match self.client.find(Locator::XPath(&xpath)).await {
+                Ok(button) => button.click().await.map(|_| ()),
+                Err(e) => Err(e),
+            };
+            match clicked {
+                Ok(()) => return,
+                Err(e) if is_stale(&e) && attempt < 5 => continue,
+                Err(e) => panic!("clicking {name}: {e}"),
+            }
+        }
+    }
+
+    /// Picks `value` in the `<select>` matched by `css`, finding it again when a re-render
+    /// replaced it between the find and the pick.
+    pub async fn select(&self, css: &str, value: &str) {
+        for attempt in 1..=5 {
+            let picked = match self.client.find(Locator::Css(css)).await {
+                Ok(select) => select.select_by_value(value).await.map(|_| ()),
+                Err(e) => Err(e),
+            };
+            match picked {
+                Ok(()) => return,
+                Err(e) if is_stale(&e) && attempt < 5 => continue,
+                Err(e) => panic!("picking {value} in {css}: {e}"),
+            }
+        }
     }
 
     /// Types into the field whose label says `label`.
@@ -246,4 +268,10 @@ impl Browser {
         let _ = self.driver.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
     }
+}
+
+/// Whether WebDriver said the element was replaced (a re-render) since it was found.
+fn is_stale(e: &fantoccini::error::CmdError) -> bool {
+    matches!(e, fantoccini::error::CmdError::Standard(w)
+        if w.error == fantoccini::error::ErrorStatus::StaleElementReference)
 }

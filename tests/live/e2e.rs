@@ -133,13 +133,7 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     assert!(b.canvas_colours().await > 20, "the replay is drawn");
     b.screenshot("viewer").await;
-    b.client
-        .find(fantoccini::Locator::Css("#speed"))
-        .await
-        .unwrap()
-        .select_by_value("8")
-        .await
-        .unwrap();
+    b.select("#speed", "8").await;
     b.wait_until("document.getElementById('play').textContent === 'Play'", 30)
         .await;
     assert_eq!(
@@ -211,13 +205,7 @@ async fn two_players_join_by_link_a_reload_and_a_dropped_socket_come_back() {
         10,
     )
     .await;
-    a.client
-        .find(fantoccini::Locator::Css("#level"))
-        .await
-        .unwrap()
-        .select_by_value("01_open_kitchen")
-        .await
-        .unwrap();
+    a.select("#level", "01_open_kitchen").await;
     a.wait_until("!document.evaluate(\"//button[normalize-space()='Start']\", document, null, 9, null).singleNodeValue.disabled", 10)
         .await;
     assert_eq!(
@@ -402,13 +390,7 @@ async fn kitchen_start_alone(b: &Browser, level: &str) {
         10,
     )
     .await;
-    b.client
-        .find(fantoccini::Locator::Css("#level"))
-        .await
-        .unwrap()
-        .select_by_value(level)
-        .await
-        .unwrap();
+    b.select("#level", level).await;
     start_when_ready(b).await;
     kitchen_round_on(b).await;
 }
@@ -939,13 +921,7 @@ mod around_the_kitchen {
         b.wait_screen("viewer", 10).await;
         b.wait_until("document.getElementById('score').textContent !== ''", 10)
             .await;
-        b.client
-            .find(fantoccini::Locator::Css("#speed"))
-            .await
-            .unwrap()
-            .select_by_value("8")
-            .await
-            .unwrap();
+        b.select("#speed", "8").await;
         // At its end the viewer says how the round ended.
         b.wait_until("!document.getElementById('replay-result').hidden", 30)
             .await;
