@@ -68,7 +68,7 @@ pub struct DbArgs {
     /// The data directory.
     #[arg(long, env = "UNDERCOOKED_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
-    /// The database URL (sqlite://PATH).
+    /// The database URL: sqlite://PATH or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.
     #[arg(long, env = "UNDERCOOKED_DB")]
     pub db: Option<String>,
 }

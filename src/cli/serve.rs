@@ -8,7 +8,8 @@ use undercooked::shared::config::{LogFormat, ServerArgs, ServerConfig};
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
-    /// The history database (default sqlite://<data-dir>/undercooked.db).
+    /// The history database: sqlite://PATH (default sqlite://<data-dir>/undercooked.db) or
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (several nodes; docs/SCALING.md).
     #[arg(long, env = "UNDERCOOKED_DB")]
     db: Option<String>,
 }
@@ -56,7 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             tracing::warn!(file = %broken.file, errors = %broken.errors.join("; "), "level file left out: it is not a level");
         }
         let shared = undercooked::server::open(config, levels, &db).await?;
-        tracing::info!(%addr, levels = shared.levels.all().len(), data_dir = %data_dir.display(), db = %db, "undercooked serving");
+        let db = undercooked::store::printable(&db);
+        tracing::info!(%addr, levels = shared.levels.all().len(), data_dir = %data_dir.display(), %db, "undercooked serving");
         undercooked::server::run(listener, shared, stop).await;
         tracing::info!("stopped");
         anyhow::Ok(())

@@ -1,6 +1,8 @@
 //! `undercooked sql "SELECT …"`: a read-only query over the history, printed as an aligned
 //! table, JSON lines or CSV. The statement is checked first (`sql_guard`), and the database
-//! is opened read-only with `query_only` on.
+//! is opened read-only: SQLite with `query_only` on; PostgreSQL in a `READ ONLY`
+//! transaction (which PostgreSQL enforces: a `DELETE` or a data-modifying CTE fails) with
+//! a `statement_timeout` of `--timeout-s`, rolled back at the end.
 //!
 //! Rows stream from SQLite to the output as they come (`sql_print`), so a result of any size
 //! takes the same memory. SQLite has no statement timeout of its own, so one is added: a
@@ -9,7 +11,7 @@
 //! than running on unread), and a timer a second later catches a step that never returns.
 
 use super::DbArgs;
-use super::sql_print::{Printer, cell};
+use super::sql_print::{Printer, cell, pg_cell};
 use anyhow::Context;
 use futures_util::TryStreamExt;
 use sqlx::{Column, Row};
@@ -62,7 +64,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     rt.block_on(async move {
         let location = args.db.location();
         let store = undercooked::store::Store::open_read_only(&location).await?;
-        let mut conn = store.pool.acquire().await.context("opening the database")?;
+        let undercooked::store::Pool::Sqlite(pool) = &store.pool else {
+            return run_postgres(&store, &args).await;
+        };
+        let mut conn = pool.acquire().await.context("opening the database")?;
         let limit = Duration::from_secs(args.timeout_s);
         let deadline = Instant::now() + limit;
         let interrupted = Arc::new(AtomicBool::new(false));
@@ -123,15 +128,88 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 );
                 Ok(2)
             }
-            Some(Stop::Failed(e)) => {
-                let msg = e.to_string();
-                if msg.contains("readonly") || msg.contains("read-only") {
-                    eprintln!("undercooked: refused: `sql` opens {location} read-only, so statements that write are not allowed ({msg})");
-                } else {
-                    eprintln!("undercooked: the query failed: {msg}");
-                }
-                Ok(2)
-            }
+            Some(Stop::Failed(e)) => Ok(failed(&location, &e)),
         }
     })
+}
+
+/// Says why the query failed (a write refused by the engine is said as such): exit 2.
+fn failed(location: &str, e: &sqlx::Error) -> u8 {
+    let msg = e.to_string();
+    let location = undercooked::store::printable(location);
+    if msg.contains("readonly") || msg.contains("read-only") {
+        eprintln!(
+            "undercooked: refused: `sql` opens {location} read-only, so statements that write are not allowed ({msg})"
+        );
+    } else {
+        eprintln!("undercooked: the query failed: {msg}");
+    }
+    2
+}
+
+/// The query on PostgreSQL: in a read-only transaction with the statement timeout set
+/// inside it, rows streamed to the printer as they come, rolled back at the end.
+async fn run_postgres(store: &undercooked::store::Store, args: &Args) -> anyhow::Result<u8> {
+    let undercooked::store::Pool::Postgres(pool) = &store.pool else {
+        return Ok(2);
+    };
+    let mut tx = pool.begin().await.context("opening the database")?;
+    let setup = [
+        "SET TRANSACTION READ ONLY".to_string(),
+        format!("SET LOCAL statement_timeout = '{}s'", args.timeout_s),
+    ];
+    for statement in setup {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut *tx)
+            .await
+            .context("opening the database")?;
+    }
+    let mut printer = Printer::new(args.json, args.csv);
+    let mut columns: Vec<String> = Vec::new();
+    let mut count: u64 = 0;
+    let stopped = {
+        let mut rows = sqlx::query(sqlx::AssertSqlSafe(args.query.clone())).fetch(&mut *tx);
+        loop {
+            let next = match rows.try_next().await {
+                // 57014: canceled by the statement timeout.
+                Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("57014") => {
+                    break Some(Stop::Timeout(count));
+                }
+                Err(e) => break Some(Stop::Failed(e)),
+                Ok(None) => break None,
+                Ok(Some(row)) => row,
+            };
+            if count == 0 {
+                columns = next
+                    .columns()
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect();
+                printer.header(&columns)?;
+            }
+            let values: Vec<serde_json::Value> =
+                (0..columns.len()).map(|i| pg_cell(&next, i)).collect();
+            printer.row(&columns, &values)?;
+            count += 1;
+        }
+    };
+    let _ = tx.rollback().await;
+    match stopped {
+        None => {
+            printer.finish(&columns, count)?;
+            Ok(0)
+        }
+        Some(Stop::Timeout(rows)) => {
+            if rows > 0 {
+                printer.finish(&columns, rows)?;
+            }
+            eprintln!(
+                "undercooked: stopped: the query ran past its {}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
+                args.timeout_s,
+                if rows == 1 { "" } else { "s" }
+            );
+            Ok(2)
+        }
+        Some(Stop::Failed(e)) => Ok(failed(&store.location, &e)),
+    }
 }

@@ -7,6 +7,32 @@
 //! `SELECT`, `WITH`, `VALUES` or `EXPLAIN`, or a `PRAGMA` from a list of ones that only
 //! report. Comments and quoted text are skipped, so neither hides nor fakes a keyword.
 
+/// PostgreSQL functions that act beyond a read-only transaction: they change settings,
+/// stop other sessions (a node's), take locks a node waits on, or read and write files on
+/// the server. Refused wherever they appear in the text, quoted or not (a quoted name is
+/// still a call), so a false alarm in a string literal is a refusal that names it.
+const ACTING_FUNCTIONS: &[&str] = &[
+    "set_config",
+    "pg_terminate_backend",
+    "pg_cancel_backend",
+    "pg_reload_conf",
+    "pg_rotate_logfile",
+    "pg_advisory",
+    "pg_try_advisory",
+    "pg_read_file",
+    "pg_read_binary_file",
+    "pg_ls_",
+    "pg_stat_file",
+    "lo_import",
+    "lo_export",
+    "lo_from_bytea",
+    "dblink",
+    "pg_switch_wal",
+    "pg_create_",
+    "pg_drop_replication_slot",
+    "pg_promote",
+];
+
 /// Pragmas that only report, with or without a parenthesised argument (never `=`).
 const READING_PRAGMAS: &[&str] = &[
     "table_info",
@@ -93,6 +119,12 @@ fn code_of(sql: &str) -> Result<String, String> {
 pub fn check(sql: &str) -> Result<(), String> {
     let code = code_of(sql)?;
     let body = code.trim().trim_end_matches(';').trim_end();
+    let lower = sql.to_ascii_lowercase();
+    if let Some(f) = ACTING_FUNCTIONS.iter().find(|f| lower.contains(*f)) {
+        return Err(format!(
+            "{f}… acts beyond a read-only query (settings, other sessions, locks or server files): `sql` only reads"
+        ));
+    }
     if body.contains(';') {
         return Err("one statement at a time".into());
     }
@@ -176,6 +208,15 @@ mod tests {
             ("SELECT 1; VACUUM INTO '/tmp/x'", "one statement at a time"),
             ("", "empty"),
             ("SELECT 'open", "not closed"),
+            (
+                "SELECT set_config('default_transaction_read_only', 'off', false)",
+                "set_config… acts beyond",
+            ),
+            (
+                "SELECT \"pg_terminate_backend\"(pid) FROM pg_stat_activity",
+                "pg_terminate_backend… acts beyond",
+            ),
+            ("SELECT pg_advisory_lock(42)", "pg_advisory… acts beyond"),
         ] {
             let got = check(q).expect_err(q);
             assert!(got.contains(says), "{q}: {got}");

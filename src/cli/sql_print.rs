@@ -46,6 +46,39 @@ pub fn cell(row: &sqlx::sqlite::SqliteRow, i: usize) -> serde_json::Value {
     }
 }
 
+/// One PostgreSQL cell as JSON, by its type: integers, reals and numerics as numbers,
+/// booleans, JSON as itself, bytes as hex; anything else as its text, or null when it has
+/// none this build can decode.
+pub fn pg_cell(row: &sqlx::postgres::PgRow, i: usize) -> serde_json::Value {
+    use serde_json::Value;
+    let Ok(raw) = row.try_get_raw(i) else {
+        return Value::Null;
+    };
+    if raw.is_null() {
+        return Value::Null;
+    }
+    match raw.type_info().name() {
+        "INT2" => row.try_get::<i16, _>(i).map(Value::from),
+        "INT4" => row.try_get::<i32, _>(i).map(Value::from),
+        "INT8" => row.try_get::<i64, _>(i).map(Value::from),
+        "FLOAT4" => row.try_get::<f32, _>(i).map(Value::from),
+        "FLOAT8" => row.try_get::<f64, _>(i).map(Value::from),
+        "BOOL" => row.try_get::<bool, _>(i).map(Value::from),
+        "NUMERIC" => row.try_get::<sqlx::types::Decimal, _>(i).map(|d| {
+            // A whole number prints as an integer (`SUM` of a BIGINT column is NUMERIC).
+            i64::try_from(d)
+                .ok()
+                .filter(|n| sqlx::types::Decimal::from(*n) == d)
+                .map_or_else(|| Value::from(d.to_string()), Value::from)
+        }),
+        "BYTEA" => row
+            .try_get::<Vec<u8>, _>(i)
+            .map(|b| Value::from(b.iter().map(|x| format!("{x:02x}")).collect::<String>())),
+        _ => row.try_get::<String, _>(i).map(Value::from),
+    }
+    .unwrap_or_default()
+}
+
 fn text(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Null => "NULL".into(),

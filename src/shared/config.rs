@@ -138,6 +138,10 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_NEW_SESSIONS_PER_MIN", default_value = "30",
           value_parser = ranged::<u32>("UNDERCOOKED_NEW_SESSIONS_PER_MIN", 1, 100_000))]
     pub new_sessions_per_min: u32,
+    /// The file holding the session key (64 hex digits); default `<data-dir>/session.key`.
+    /// Every node of a cluster names the same key (a copy of one file); made when missing.
+    #[arg(long, env = "UNDERCOOKED_SESSION_KEY_FILE")]
+    pub session_key_file: Option<PathBuf>,
 }
 
 /// The caps on connections (docs/SECURITY.md says what each refusal looks like).
@@ -197,6 +201,8 @@ pub struct ServerConfig {
     pub connections: ConnectionLimits,
     pub session_ttl_s: u64,
     pub new_sessions_per_min: u32,
+    /// Where the session key is (`UNDERCOOKED_SESSION_KEY_FILE`); `None`: in the data dir.
+    pub session_key_file: Option<PathBuf>,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -262,6 +268,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             connections,
             session_ttl_s: a.session_ttl_s,
             new_sessions_per_min: a.new_sessions_per_min,
+            session_key_file: a.session_key_file,
         })
     }
 }
@@ -323,6 +330,7 @@ impl Default for ServerConfig {
             },
             session_ttl_s: 86_400,
             new_sessions_per_min: 30,
+            session_key_file: None,
         }
     }
 }

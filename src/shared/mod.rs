@@ -79,16 +79,16 @@ impl Shared {
     /// outbox left by an earlier run), and quest completions are routed to their player's
     /// room.
     pub async fn attach_history(self: &Arc<Self>, store: Store) -> Result<(), StoreError> {
-        let key =
-            SessionKey::load_or_create(&self.config.data_dir).map_err(|e| StoreError::Open {
-                db: self
-                    .config
-                    .data_dir
-                    .join(session_key::FILE)
-                    .display()
-                    .to_string(),
-                error: e.to_string(),
-            })?;
+        let key_file = self
+            .config
+            .session_key_file
+            .clone()
+            .unwrap_or_else(|| self.config.data_dir.join(session_key::FILE));
+        let key = SessionKey::load_or_create_file(&key_file).map_err(|e| StoreError::Open {
+            db: key_file.display().to_string(),
+            error: e.to_string(),
+        })?;
+        crate::store::sessions::check_key(&store, &key.fingerprint(), &key_file).await?;
         let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;
         if rekeyed > 0 {
             tracing::info!(

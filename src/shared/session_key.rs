@@ -3,10 +3,13 @@
 //! A token is kept as HMAC-SHA-256(key, SHA-256(token)), hex. Keyed, so a copy of the
 //! database alone cannot test guessed tokens (a client may choose a weak one); over the
 //! SHA-256, so rows written before the key existed (plain SHA-256) are rehashed without
-//! their tokens. The key is 32 random bytes in `<data dir>/session.key`, made at the first
-//! start (owner-only, written whole or not at all); a server without a data dir (a test, a
-//! headless run) uses a key for its own lifetime. Losing the file logs every player out of
-//! their progress: `docs/SECURITY.md` says to back it up with the database.
+//! their tokens. The key is 32 random bytes in `<data dir>/session.key` (or the file
+//! `UNDERCOOKED_SESSION_KEY_FILE` names: the nodes of a cluster share one), made at the
+//! first start (owner-only, written whole or not at all, and never over a key another
+//! process made first); a server without a data dir (a test, a headless run) uses a key for
+//! its own lifetime. Losing the file logs every player out of their progress:
+//! `docs/SECURITY.md` says to back it up with the database. A shared database keeps the
+//! key's `fingerprint`, so a node started with another key is refused.
 
 use super::random::to_hex;
 use hmac::{Hmac, KeyInit, Mac};
@@ -28,8 +31,13 @@ impl SessionKey {
 
     /// The key in `dir`, made there when there is none yet.
     pub fn load_or_create(dir: &Path) -> std::io::Result<SessionKey> {
-        let path = dir.join(FILE);
-        match std::fs::read_to_string(&path) {
+        SessionKey::load_or_create_file(&dir.join(FILE))
+    }
+
+    /// The key in the file `path`, made there when there is none yet.
+    pub fn load_or_create_file(path: &Path) -> std::io::Result<SessionKey> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        match std::fs::read_to_string(path) {
             Ok(text) => parse(text.trim()).ok_or_else(|| {
                 std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
@@ -38,8 +46,20 @@ impl SessionKey {
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let key = SessionKey::ephemeral();
-                write_new(dir, &path, &key.hex())?;
-                Ok(key)
+                match write_new(dir, path, &key.hex()) {
+                    Ok(()) => Ok(key),
+                    // Another node made it first: theirs is the key.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        let text = std::fs::read_to_string(path)?;
+                        parse(text.trim()).ok_or_else(|| {
+                            std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                format!("{} is not 64 hex digits", path.display()),
+                            )
+                        })
+                    }
+                    Err(e) => Err(e),
+                }
             }
             Err(e) => Err(e),
         }
@@ -47,6 +67,15 @@ impl SessionKey {
 
     fn hex(&self) -> String {
         to_hex(&self.0)
+    }
+
+    /// What identifies the key without revealing it: the first 16 bytes of its HMAC over a
+    /// fixed label, hex. Stored in a shared database so every node can check it holds the
+    /// same key.
+    pub fn fingerprint(&self) -> String {
+        let mut full = self.keyed(b"undercooked session key fingerprint");
+        full.truncate(32);
+        full
     }
 
     /// What the database keeps of `token`.
@@ -71,11 +100,15 @@ impl SessionKey {
     }
 }
 
-/// Written to a temporary file, flushed, made owner-only and renamed: a crash leaves the
-/// old state or the whole key, never half of one.
+/// Written to a temporary file, flushed, made owner-only and linked into place: a crash
+/// leaves no key or the whole key, never half of one, and a key already there (another
+/// node's, made a moment before) is never replaced (`AlreadyExists`).
 fn write_new(dir: &Path, path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let partial = dir.join(format!("{FILE}.partial"));
+    let name = path
+        .file_name()
+        .map_or_else(|| FILE.into(), |n| n.to_string_lossy().into_owned());
+    let partial = dir.join(format!("{name}.{}.partial", std::process::id()));
     let mut f = std::fs::File::create(&partial)?;
     #[cfg(unix)]
     {
@@ -84,7 +117,9 @@ fn write_new(dir: &Path, path: &Path, text: &str) -> std::io::Result<()> {
     }
     f.write_all(text.as_bytes())?;
     f.sync_all()?;
-    std::fs::rename(&partial, path)
+    let linked = std::fs::hard_link(&partial, path);
+    let _ = std::fs::remove_file(&partial);
+    linked
 }
 
 fn unhex(text: &str) -> Option<[u8; 32]> {

@@ -42,10 +42,7 @@ impl Chain {
         notify: Notify,
     ) -> Result<Chain, super::StoreError> {
         let _ = std::fs::create_dir_all(&outbox_dir);
-        let defs = {
-            let mut conn = store.pool.acquire().await?;
-            quests::load(&mut conn).await?
-        };
+        let defs = super::on_conn!(store, conn => quests::load(conn).await?);
         let (tx, rx) = mpsc::unbounded_channel();
         let chain = Chain {
             tx,

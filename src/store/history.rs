@@ -1,40 +1,41 @@
 //! The SQL that writes the history: a round's start, its event batches, its end.
 //!
-//! Every write is idempotent (unique keys, `INSERT OR IGNORE`, upserts), so writing the same
+//! Every write is idempotent (unique keys, `ON CONFLICT DO NOTHING`, upserts), so writing the same
 //! batch or result twice changes nothing and nothing is ever counted or rewarded twice. The
 //! live write chain and `reindex` call the same functions.
 
+use super::db::{Arg, Db, args};
 use super::quests::{self, Completion, QuestDef};
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
-use sqlx::SqliteConnection;
+use std::sync::OnceLock;
 
-pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx::Result<()> {
-    sqlx::query(
+pub async fn begin_round(conn: &mut impl Db, meta: &RoundMeta) -> sqlx::Result<()> {
+    let seed = meta.seed.to_string();
+    conn.execute(
         "INSERT INTO rounds (round_key, room_code, round_no, level_id, seed, replay_path, started_at, target, tick_hz, identity)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT(round_key) DO UPDATE SET identity = excluded.identity WHERE rounds.identity IS NULL",
+        &args![
+            &meta.round_key,
+            &meta.room_code,
+            meta.round_no as i64,
+            &meta.level_id,
+            &seed,
+            &meta.replay_path,
+            meta.started_at,
+            meta.target as i64,
+            meta.tick_hz as i64,
+            &meta.identity,
+        ],
     )
-    .bind(&meta.round_key)
-    .bind(&meta.room_code)
-    .bind(meta.round_no as i64)
-    .bind(&meta.level_id)
-    .bind(meta.seed.to_string())
-    .bind(&meta.replay_path)
-    .bind(meta.started_at)
-    .bind(meta.target as i64)
-    .bind(meta.tick_hz as i64)
-    .bind(&meta.identity)
-    .execute(&mut *conn)
     .await?;
     for s in &meta.seats {
-        sqlx::query("INSERT INTO round_players (round_key, seat, session_id, name, color) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-            .bind(&meta.round_key)
-            .bind(s.seat as i64)
-            .bind(&s.session_id)
-            .bind(&s.name)
-            .bind(&s.color)
-            .execute(&mut *conn)
-            .await?;
+        conn.execute(
+            "INSERT INTO round_players (round_key, seat, session_id, name, color) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT DO NOTHING",
+            &args![&meta.round_key, s.seat as i64, &s.session_id, &s.name, &s.color],
+        )
+        .await?;
     }
     Ok(())
 }
@@ -42,7 +43,7 @@ pub async fn begin_round(conn: &mut SqliteConnection, meta: &RoundMeta) -> sqlx:
 /// Writes one tick's events; quest progress is folded from the rows that were new. Returns
 /// how many rows were new, and the quests they completed.
 pub async fn write_events(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     meta: &RoundMeta,
     rows: &[EventRow],
     defs: &[QuestDef],
@@ -65,7 +66,7 @@ pub async fn write_events(
 /// Inserts event rows of any number of rounds and says, row by row, which were new (a batch
 /// written twice has none; a row given twice is new only the first time).
 pub async fn insert_events(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     rows: &[(&RoundMeta, &EventRow)],
 ) -> sqlx::Result<Vec<bool>> {
     // Multi-row statements, whatever round each row is of (the write chain hands over a
@@ -77,26 +78,25 @@ pub async fn insert_events(
     let mut fresh = Vec::with_capacity(rows.len());
     let mut rest = rows;
     while !rest.is_empty() {
-        let size = 1 << rest.len().min(64).ilog2();
-        let (chunk, after) = rest.split_at(size);
+        let power = rest.len().min(64).ilog2();
+        let (chunk, after) = rest.split_at(1 << power);
         rest = after;
-        let mut qb = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT OR IGNORE INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) ",
-        );
-        qb.push_values(chunk, |mut b, (meta, r)| {
-            b.push_bind(&meta.round_key)
-                .push_bind(r.tick as i64)
-                .push_bind(r.n as i64)
-                .push_bind(r.kind)
-                .push_bind(r.seat.map(|s| s as i64))
-                .push_bind(r.x)
-                .push_bind(r.y)
-                .push_bind(&r.payload)
-                .push_bind(r.recipe);
-        });
-        qb.push(" RETURNING round_key, tick, n");
+        let mut values: Vec<Arg> = Vec::with_capacity(chunk.len() * EVENT_COLUMNS);
+        for (meta, r) in chunk {
+            values.extend(args![
+                &meta.round_key,
+                r.tick as i64,
+                r.n as i64,
+                r.kind,
+                r.seat.map(|s| s as i64),
+                r.x,
+                r.y,
+                &r.payload,
+                r.recipe,
+            ]);
+        }
         let mut inserted: Vec<(String, i64, i64)> =
-            qb.build_query_as().fetch_all(&mut *conn).await?;
+            conn.fetch_all(insert_text(power), &values).await?;
         inserted.sort_unstable();
         for (meta, r) in chunk {
             let key = (meta.round_key.as_str(), r.tick as i64, r.n as i64);
@@ -108,49 +108,83 @@ pub async fn insert_events(
     Ok(fresh)
 }
 
+/// The columns of an event row, in the order `insert_events` binds them.
+const EVENT_COLUMNS: usize = 9;
+
+/// The insert of `1 << power` event rows (`power` ≤ 6), numbered `$1…`, made once.
+fn insert_text(power: u32) -> &'static str {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    let texts = TEXTS.get_or_init(|| {
+        (0..=6)
+            .map(|p| {
+                let rows: Vec<String> = (0..1usize << p)
+                    .map(|row| {
+                        let cells: Vec<String> = (1..=EVENT_COLUMNS)
+                            .map(|c| format!("${}", row * EVENT_COLUMNS + c))
+                            .collect();
+                        format!("({})", cells.join(", "))
+                    })
+                    .collect();
+                format!(
+                    "INSERT INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES {}
+                     ON CONFLICT DO NOTHING RETURNING round_key, tick, n",
+                    rows.join(", ")
+                )
+            })
+            .collect()
+    });
+    texts.get(power.min(6) as usize).map_or("", String::as_str)
+}
+
 /// Writes a round's end: its result, each seat's figures, the unlocks and the quests that
 /// come from results (both only for the seats that contributed, `quests::contributors`). All in the caller's transaction; idempotent.
 pub async fn finish_round(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     meta: &RoundMeta,
     out: &RoundOutcome,
     defs: &[QuestDef],
 ) -> sqlx::Result<Vec<Completion>> {
-    sqlx::query(
-        "UPDATE rounds SET ended_at = ?, result = ?, score = ?, stars = ?, ticks = ?, served = ?, missed = ?, wasted = ?,
-         lost_items = ?, longest_streak = ? WHERE round_key = ?",
+    conn.execute(
+        "UPDATE rounds SET ended_at = $1, result = $2, score = $3, stars = $4, ticks = $5, served = $6, missed = $7,
+         wasted = $8, lost_items = $9, longest_streak = $10 WHERE round_key = $11",
+        &args![
+            out.ended_at,
+            &out.result,
+            out.score as i64,
+            out.stars as i64,
+            out.ticks as i64,
+            out.served as i64,
+            out.missed as i64,
+            out.wasted as i64,
+            out.lost_items as i64,
+            out.longest_streak as i64,
+            &out.round_key,
+        ],
     )
-    .bind(out.ended_at)
-    .bind(&out.result)
-    .bind(out.score as i64)
-    .bind(out.stars as i64)
-    .bind(out.ticks as i64)
-    .bind(out.served as i64)
-    .bind(out.missed as i64)
-    .bind(out.wasted as i64)
-    .bind(out.lost_items as i64)
-    .bind(out.longest_streak as i64)
-    .bind(&out.round_key)
-    .execute(&mut *conn)
     .await?;
     for (seat, score, dishes, missed) in &out.players {
-        sqlx::query("UPDATE round_players SET score = ?, dishes_served = ?, missed = ? WHERE round_key = ? AND seat = ?")
-            .bind(*score as i64)
-            .bind(*dishes as i64)
-            .bind(*missed as i64)
-            .bind(&out.round_key)
-            .bind(*seat as i64)
-            .execute(&mut *conn)
-            .await?;
+        conn.execute(
+            "UPDATE round_players SET score = $1, dishes_served = $2, missed = $3 WHERE round_key = $4 AND seat = $5",
+            &args![
+                *score as i64,
+                *dishes as i64,
+                *missed as i64,
+                &out.round_key,
+                *seat as i64
+            ],
+        )
+        .await?;
     }
     if let Some(order) = out.unlock {
         let credited = quests::contributors(conn, &meta.round_key, None).await?;
         for s in meta.seats.iter().filter(|s| credited.contains(&s.seat)) {
-            sqlx::query("UPDATE sessions SET unlocked = MAX(unlocked, ?) WHERE id = ?")
-                .bind(order as i64)
-                .bind(&s.session_id)
-                .execute(&mut *conn)
-                .await?;
+            // The larger of the two, written so both engines read it (SQLite's scalar MAX
+            // is PostgreSQL's GREATEST).
+            conn.execute(
+                "UPDATE sessions SET unlocked = CASE WHEN unlocked > $1 THEN unlocked ELSE $1 END WHERE id = $2",
+                &args![order as i64, &s.session_id],
+            )
+            .await?;
         }
     }
     quests::fold_result(conn, meta, out, defs).await
@@ -159,30 +193,31 @@ pub async fn finish_round(
 /// The identity of the round already under `round_key`: `None` when there is no such
 /// round, `Some(None)` when its row predates identities.
 pub async fn identity_of(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     round_key: &str,
 ) -> sqlx::Result<Option<Option<String>>> {
-    sqlx::query_scalar("SELECT identity FROM rounds WHERE round_key = ?")
-        .bind(round_key)
-        .fetch_optional(&mut *conn)
-        .await
+    let row: Option<(Option<String>,)> = conn
+        .fetch_optional(
+            "SELECT identity FROM rounds WHERE round_key = $1",
+            &args![round_key],
+        )
+        .await?;
+    Ok(row.map(|(identity,)| identity))
 }
 
 /// How far a round that never ended got (a cut file): its ticks and score, while it has
 /// no result.
 pub async fn record_progress(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     round_key: &str,
     ticks: u32,
     score: u32,
 ) -> sqlx::Result<()> {
-    sqlx::query(
-        "UPDATE rounds SET ticks = MAX(ticks, ?), score = ? WHERE round_key = ? AND result IS NULL",
+    conn.execute(
+        "UPDATE rounds SET ticks = CASE WHEN ticks > $1 THEN ticks ELSE $1 END, score = $2
+         WHERE round_key = $3 AND result IS NULL",
+        &args![ticks as i64, score as i64, round_key],
     )
-    .bind(ticks as i64)
-    .bind(score as i64)
-    .bind(round_key)
-    .execute(&mut *conn)
     .await?;
     Ok(())
 }

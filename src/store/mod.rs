@@ -1,4 +1,6 @@
-//! The history in SQLite: opening the database, its migrations, and what writes to it.
+//! The history in SQLite or PostgreSQL: opening the database, its migrations, and what
+//! writes to it. `db` is the one trait both engines' connections implement; every function
+//! below is written once against it (`on_conn!` / `in_tx!` pick the engine at the pool).
 //!
 //! The replay files are the authority; the database is a projection of them (`reindex`
 //! rebuilds it). `rows` are the history's values, rendered from the log and the sim;
@@ -9,6 +11,7 @@
 //! of the server lives in this module.
 
 pub mod chain;
+pub mod db;
 mod group;
 pub mod history;
 mod jobs;
@@ -22,6 +25,7 @@ pub mod rows;
 pub mod sessions;
 mod writer;
 
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -30,6 +34,9 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+/// PostgreSQL's own migrations: the same tables in its types. sqlx's migrator takes an
+/// advisory lock, so nodes starting together on an empty database migrate it once.
+pub static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -83,16 +90,119 @@ async fn connect(
         })
 }
 
+/// The pool of either engine.
+#[derive(Clone, Debug)]
+pub enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$conn` bound to a connection from the store's pool, of whichever
+/// engine; the body is compiled once per engine.
+macro_rules! on_conn {
+    ($store:expr, $conn:ident => $body:expr) => {
+        match &$store.pool {
+            $crate::store::Pool::Sqlite(p) => {
+                let mut c = p.acquire().await?;
+                let $conn = &mut *c;
+                $body
+            }
+            $crate::store::Pool::Postgres(p) => {
+                let mut c = p.acquire().await?;
+                let $conn = &mut *c;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use on_conn;
+
+/// Runs `$body` in a transaction (`$tx`, a connection) and commits it when the body is
+/// `Ok`; an `Err` rolls back. The body's error type must take `sqlx::Error` by `From`.
+macro_rules! in_tx {
+    ($store:expr, $tx:ident => $body:expr) => {
+        match &$store.pool {
+            $crate::store::Pool::Sqlite(p) => {
+                let mut t = p.begin().await?;
+                let $tx = &mut *t;
+                let out = $body;
+                if out.is_ok() {
+                    t.commit().await?;
+                }
+                out
+            }
+            $crate::store::Pool::Postgres(p) => {
+                let mut t = p.begin().await?;
+                let $tx = &mut *t;
+                let out = $body;
+                if out.is_ok() {
+                    t.commit().await?;
+                }
+                out
+            }
+        }
+    };
+}
+pub(crate) use in_tx;
+
 #[derive(Clone)]
 pub struct Store {
-    pub pool: SqlitePool,
+    pub pool: Pool,
     pub location: String,
 }
 
+/// Whether `location` names a PostgreSQL database.
+pub fn is_postgres(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+/// The location as it may be printed: a PostgreSQL URL without its password.
+pub fn printable(location: &str) -> String {
+    match url_password_span(location) {
+        Some((from, to)) => format!("{}***{}", &location[..from], &location[to..]),
+        None => location.to_string(),
+    }
+}
+
+/// Where the password of `scheme://user:password@host` is, if it has one.
+fn url_password_span(location: &str) -> Option<(usize, usize)> {
+    let start = location.find("://")? + 3;
+    let at = start + location[start..].find('@')?;
+    let colon = start + location[start..at].find(':')?;
+    Some((colon + 1, at))
+}
+
+/// Applies a migrator, telling a database from a newer build apart.
+async fn migrate<'a, A>(
+    migrator: &sqlx::migrate::Migrator,
+    pool: A,
+    location: &str,
+) -> Result<(), StoreError>
+where
+    A: sqlx::Acquire<'a>,
+    <A::Connection as std::ops::Deref>::Target: sqlx::migrate::Migrate,
+{
+    match migrator.run(pool).await {
+        Ok(()) => Ok(()),
+        Err(sqlx::migrate::MigrateError::VersionMissing(version)) => Err(StoreError::Newer {
+            db: printable(location),
+            version,
+        }),
+        Err(e) => Err(StoreError::Open {
+            db: printable(location),
+            error: e.to_string(),
+        }),
+    }
+}
+
 impl Store {
-    /// Opens (creating on first use) the database, in WAL mode, and applies the migrations.
-    /// A database from a newer build is refused, never altered.
+    /// Opens (creating on first use) the database and applies the migrations: a SQLite
+    /// file in WAL mode, or a PostgreSQL database (`postgres://…`), which must exist. A
+    /// database from a newer build is refused, never altered.
     pub async fn open(location: &str) -> Result<Store, StoreError> {
+        if is_postgres(location) {
+            return Store::open_postgres(location, 16).await;
+        }
         if let Some(path) = location
             .strip_prefix("sqlite://")
             .or_else(|| location.strip_prefix("sqlite:"))
@@ -108,31 +218,64 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
         let pool = connect(location, opts, 4).await?;
-        match MIGRATOR.run(&pool).await {
-            Ok(()) => {}
-            Err(sqlx::migrate::MigrateError::VersionMissing(version)) => {
-                return Err(StoreError::Newer {
-                    db: location.to_string(),
-                    version,
-                });
-            }
-            Err(e) => {
-                return Err(StoreError::Open {
-                    db: location.to_string(),
-                    error: e.to_string(),
-                });
-            }
-        }
+        migrate(&MIGRATOR, &pool, location).await?;
         Ok(Store {
-            pool,
+            pool: Pool::Sqlite(pool),
             location: location.to_string(),
         })
     }
 
-    /// Opens an existing database read-only and with `query_only` on (for `undercooked
-    /// sql`): writes are refused by SQLite itself. A database that is not there is named,
-    /// with the commands that make one.
+    async fn open_postgres(location: &str, connections: u32) -> Result<Store, StoreError> {
+        let open_error = |e: sqlx::Error| StoreError::Open {
+            db: printable(location),
+            error: e.to_string(),
+        };
+        let opts = PgConnectOptions::from_str(location).map_err(open_error)?;
+        let pool = PgPoolOptions::new()
+            .max_connections(connections)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(opts)
+            .await
+            .map_err(open_error)?;
+        migrate(&PG_MIGRATOR, &pool, location).await?;
+        Ok(Store {
+            pool: Pool::Postgres(pool),
+            location: location.to_string(),
+        })
+    }
+
+    /// The engine behind this store.
+    pub fn dialect(&self) -> db::Dialect {
+        match self.pool {
+            Pool::Sqlite(_) => db::Dialect::Sqlite,
+            Pool::Postgres(_) => db::Dialect::Postgres,
+        }
+    }
+
+    /// The SQLite pool, when the store is SQLite (tests and SQLite-only tools read it).
+    pub fn sqlite(&self) -> Option<SqlitePool> {
+        match &self.pool {
+            Pool::Sqlite(p) => Some(p.clone()),
+            Pool::Postgres(_) => None,
+        }
+    }
+
+    /// Closes the pool (waiting for its connections to be returned).
+    pub async fn close(&self) {
+        match &self.pool {
+            Pool::Sqlite(p) => p.close().await,
+            Pool::Postgres(p) => p.close().await,
+        }
+    }
+
+    /// Opens an existing database read-only (for `undercooked sql`). SQLite: the file is
+    /// opened read-only with `query_only` on, so writes are refused by SQLite itself; a
+    /// database that is not there is named, with the commands that make one. PostgreSQL:
+    /// every connection's transactions default to read-only, with a statement timeout.
     pub async fn open_read_only(location: &str) -> Result<Store, StoreError> {
+        if is_postgres(location) {
+            return Store::open_postgres_read_only(location).await;
+        }
         let opts = options(location)?
             .read_only(true)
             .pragma("query_only", "ON");
@@ -155,7 +298,50 @@ impl Store {
             });
         }
         Ok(Store {
-            pool,
+            pool: Pool::Sqlite(pool),
+            location: location.to_string(),
+        })
+    }
+
+    async fn open_postgres_read_only(location: &str) -> Result<Store, StoreError> {
+        let open_error = |e: sqlx::Error| StoreError::Open {
+            db: printable(location),
+            error: e.to_string(),
+        };
+        // Set at connection start-up, before any statement of the caller's: a statement
+        // cannot be read-only by its text alone (a function may write), so PostgreSQL is
+        // asked to refuse every write of these sessions itself.
+        let opts = PgConnectOptions::from_str(location)
+            .map_err(open_error)?
+            .options([
+                ("default_transaction_read_only", "on"),
+                ("statement_timeout", "10s"),
+            ]);
+        let pool = PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(opts)
+            .await
+            .map_err(open_error)?;
+        let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(&pool)
+            .await
+            .ok()
+            .flatten();
+        let Some(newest) = newest else {
+            return Err(StoreError::Missing {
+                db: printable(location),
+            });
+        };
+        let known = PG_MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        if newest > known {
+            return Err(StoreError::Newer {
+                db: printable(location),
+                version: newest,
+            });
+        }
+        Ok(Store {
+            pool: Pool::Postgres(pool),
             location: location.to_string(),
         })
     }
@@ -165,4 +351,26 @@ pub fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_url_is_printed_without_its_password() {
+        assert_eq!(
+            printable("postgres://cook:s3cret@db.example:5432/undercooked"),
+            "postgres://cook:***@db.example:5432/undercooked"
+        );
+        assert_eq!(
+            printable("postgres://cook@127.0.0.1/uc"),
+            "postgres://cook@127.0.0.1/uc"
+        );
+        assert_eq!(
+            printable("sqlite://data/undercooked.db"),
+            "sqlite://data/undercooked.db"
+        );
+        assert!(is_postgres("postgresql://x/y") && !is_postgres("sqlite://x"));
+    }
 }

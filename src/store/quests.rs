@@ -26,8 +26,8 @@
 //! then reported, so nobody is rewarded twice.
 
 use super::Store;
+use super::db::{Db, Dialect, args};
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
-use sqlx::{Row, SqliteConnection};
 
 /// The event kinds that are a seat's own finished work (each names its cook).
 pub const WORK_KINDS: [&str; 4] = ["chopped", "served", "washed", "extinguished"];
@@ -43,51 +43,49 @@ pub fn is_work(kind: &str) -> bool {
 }
 
 /// The SQL test that seat `p.seat` of round `p.round_key` contributed (`p` a `round_players`
-/// row in the enclosing query; the bound parameter is `WORK_TO_COUNT`). SQL strings are
+/// row in the enclosing query; parameter `$2` is `WORK_TO_COUNT`). SQL strings are
 /// literals (sqlx refuses built ones): the test below keeps `WORK_KINDS` in them.
 macro_rules! contributed_sql {
     () => {
         "(SELECT COUNT(*) FROM events e WHERE e.round_key = p.round_key AND e.seat = p.seat
-          AND e.kind IN ('chopped', 'served', 'washed', 'extinguished')) >= ?"
+          AND e.kind IN ('chopped', 'served', 'washed', 'extinguished')) >= $2"
     };
 }
 
 /// Seats with `WORK_TO_COUNT` pieces of work in a round up to (tick, n).
-const CONTRIBUTORS_SQL: &str = "SELECT seat FROM events WHERE round_key = ? AND seat IS NOT NULL
+const CONTRIBUTORS_SQL: &str = "SELECT seat FROM events WHERE round_key = $1 AND seat IS NOT NULL
      AND kind IN ('chopped', 'served', 'washed', 'extinguished')
-     AND (tick < ? OR (tick = ? AND n <= ?))
-     GROUP BY seat HAVING COUNT(*) >= ? ORDER BY seat";
+     AND (tick < $2 OR (tick = $2 AND n <= $3))
+     GROUP BY seat HAVING COUNT(*) >= $4 ORDER BY seat";
 
 const CAMPAIGN_SQL: &str = concat!(
     "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
-     WHERE p.session_id = ? AND r.result = 'won' AND ",
+     WHERE p.session_id = $1 AND r.result = 'won' AND ",
     contributed_sql!()
 );
 
 const TEAMMATES_SQL: &str = concat!(
     "SELECT COUNT(DISTINCT o.session_id) FROM round_players p JOIN round_players o
      ON o.round_key = p.round_key AND o.session_id <> p.session_id
-     WHERE p.session_id = ? AND o.session_id NOT LIKE 'bot-%' AND ",
+     WHERE p.session_id = $1 AND o.session_id NOT LIKE 'bot-%' AND ",
     contributed_sql!()
 );
 
 /// The seats of round `round_key` that contributed, counting its rows up to and with
 /// (`tick`, `n`) (`None`: the whole round), in seat order.
 pub async fn contributors(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     round_key: &str,
     upto: Option<(u32, u32)>,
 ) -> sqlx::Result<Vec<u8>> {
     let (tick, n) = upto.map_or((i64::MAX, i64::MAX), |(t, n)| (t as i64, n as i64));
-    let seats: Vec<i64> = sqlx::query_scalar(CONTRIBUTORS_SQL)
-        .bind(round_key)
-        .bind(tick)
-        .bind(tick)
-        .bind(n)
-        .bind(WORK_TO_COUNT as i64)
-        .fetch_all(&mut *conn)
+    let seats: Vec<(i64,)> = conn
+        .fetch_all(
+            CONTRIBUTORS_SQL,
+            &args![round_key, tick, n, WORK_TO_COUNT as i64],
+        )
         .await?;
-    Ok(seats.into_iter().map(|s| s as u8).collect())
+    Ok(seats.into_iter().map(|(s,)| s as u8).collect())
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,49 +120,61 @@ pub struct Standing {
 
 /// Every quest with this session's progress on it, in quest order.
 pub async fn standings(store: &Store, session_id: &str) -> sqlx::Result<Vec<Standing>> {
-    let rows = sqlx::query(
-        "SELECT q.id, q.title, q.kind, q.param, q.target, COALESCE(p.progress, 0) AS progress, p.completed_at
-         FROM quests q LEFT JOIN quest_progress p ON p.quest_id = q.id AND p.session_id = ? ORDER BY q.id",
-    )
-    .bind(session_id)
-    .fetch_all(&store.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(Standing {
-                id: r.try_get("id")?,
-                title: r.try_get("title")?,
-                kind: r.try_get("kind")?,
-                param: r.try_get("param")?,
-                target: r.try_get("target")?,
-                progress: r.try_get("progress")?,
-                completed: r.try_get::<Option<i64>, _>("completed_at")?.is_some(),
-            })
-        })
-        .collect()
+    type Line = (
+        String,
+        String,
+        String,
+        Option<String>,
+        i64,
+        i64,
+        Option<i64>,
+    );
+    let rows: Vec<Line> = super::on_conn!(store, conn => conn.fetch_all(
+        "SELECT q.id, q.title, q.kind, q.param, q.target, COALESCE(p.progress, 0), p.completed_at
+         FROM quests q LEFT JOIN quest_progress p ON p.quest_id = q.id AND p.session_id = $1 ORDER BY q.id",
+        &args![session_id],
+    ).await?);
+    Ok(rows
+        .into_iter()
+        .map(
+            |(id, title, kind, param, target, progress, completed_at)| Standing {
+                id,
+                title,
+                kind,
+                param,
+                target,
+                progress,
+                completed: completed_at.is_some(),
+            },
+        )
+        .collect())
 }
 
 /// The `campaign` quest asks for every campaign level the server holds: its target follows
 /// the levels folder (set when the server starts, before any progress is folded).
 pub async fn set_campaign_size(store: &Store, levels: usize) -> sqlx::Result<()> {
-    sqlx::query("UPDATE quests SET target = ? WHERE kind = 'campaign'")
-        .bind(levels.max(1) as i64)
-        .execute(&store.pool)
-        .await?;
+    let target = levels.max(1) as i64;
+    super::on_conn!(store, conn => conn.execute(
+        "UPDATE quests SET target = $1 WHERE kind = 'campaign'",
+        &args![target],
+    ).await?);
     Ok(())
 }
 
-pub async fn load(conn: &mut SqliteConnection) -> sqlx::Result<Vec<QuestDef>> {
-    let rows = sqlx::query("SELECT id, kind, param, target FROM quests ORDER BY id")
-        .fetch_all(&mut *conn)
+pub async fn load(conn: &mut impl Db) -> sqlx::Result<Vec<QuestDef>> {
+    let rows: Vec<(String, String, Option<String>, i64)> = conn
+        .fetch_all(
+            "SELECT id, kind, param, target FROM quests ORDER BY id",
+            &[],
+        )
         .await?;
     Ok(rows
-        .iter()
-        .map(|r| QuestDef {
-            id: r.get("id"),
-            kind: r.get("kind"),
-            param: r.get("param"),
-            target: r.get("target"),
+        .into_iter()
+        .map(|(id, kind, param, target)| QuestDef {
+            id,
+            kind,
+            param,
+            target,
         })
         .collect())
 }
@@ -176,60 +186,60 @@ enum Change {
 }
 
 async fn apply(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     session: &str,
     q: &QuestDef,
     change: Change,
 ) -> sqlx::Result<Option<Completion>> {
+    // Each change is one statement that reads and writes the row at once, so two nodes
+    // moving one quest together both count (PostgreSQL locks the row for the upsert).
     match change {
         Change::Add(n) => {
-            sqlx::query(
-                "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES (?, ?, ?)
-                 ON CONFLICT DO UPDATE SET progress = progress + excluded.progress WHERE completed_at IS NULL",
+            conn.execute(
+                "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES ($1, $2, $3)
+                 ON CONFLICT (session_id, quest_id) DO UPDATE SET progress = quest_progress.progress + excluded.progress
+                 WHERE quest_progress.completed_at IS NULL",
+                &args![session, &q.id, n],
             )
-            .bind(session)
-            .bind(&q.id)
-            .bind(n)
-            .execute(&mut *conn)
             .await?;
         }
         Change::Max(n) => {
-            sqlx::query(
-                "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES (?, ?, ?)
-                 ON CONFLICT DO UPDATE SET progress = MAX(progress, excluded.progress) WHERE completed_at IS NULL",
+            conn.execute(
+                "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES ($1, $2, $3)
+                 ON CONFLICT (session_id, quest_id) DO UPDATE SET progress = CASE
+                   WHEN quest_progress.progress > excluded.progress THEN quest_progress.progress
+                   ELSE excluded.progress END
+                 WHERE quest_progress.completed_at IS NULL",
+                &args![session, &q.id, n],
             )
-            .bind(session)
-            .bind(&q.id)
-            .bind(n)
-            .execute(&mut *conn)
             .await?;
         }
         Change::Reset => {
-            sqlx::query("UPDATE quest_progress SET progress = 0 WHERE session_id = ? AND quest_id = ? AND completed_at IS NULL")
-                .bind(session)
-                .bind(&q.id)
-                .execute(&mut *conn)
-                .await?;
+            conn.execute(
+                "UPDATE quest_progress SET progress = 0 WHERE session_id = $1 AND quest_id = $2 AND completed_at IS NULL",
+                &args![session, &q.id],
+            )
+            .await?;
             return Ok(None);
         }
     }
-    let done = sqlx::query("UPDATE quest_progress SET completed_at = ? WHERE session_id = ? AND quest_id = ? AND completed_at IS NULL AND progress >= ?")
-        .bind(super::unix_now())
-        .bind(session)
-        .bind(&q.id)
-        .bind(q.target)
-        .execute(&mut *conn)
+    let now = super::unix_now();
+    let done = conn
+        .execute(
+            "UPDATE quest_progress SET completed_at = $1
+             WHERE session_id = $2 AND quest_id = $3 AND completed_at IS NULL AND progress >= $4",
+            &args![now, session, &q.id, q.target],
+        )
         .await?;
-    if done.rows_affected() == 0 {
+    if done == 0 {
         return Ok(None);
     }
-    let progress: i64 = sqlx::query_scalar(
-        "SELECT progress FROM quest_progress WHERE session_id = ? AND quest_id = ?",
-    )
-    .bind(session)
-    .bind(&q.id)
-    .fetch_one(&mut *conn)
-    .await?;
+    let (progress,): (i64,) = conn
+        .fetch_one(
+            "SELECT progress FROM quest_progress WHERE session_id = $1 AND quest_id = $2",
+            &args![session, &q.id],
+        )
+        .await?;
     Ok(Some(Completion {
         session_id: session.to_string(),
         quest_id: q.id.clone(),
@@ -242,7 +252,7 @@ async fn apply(
 /// per (session, quest) first, then each pair is read once, replayed in memory (so a
 /// completion reached before a later reset still counts) and written once.
 pub async fn fold_events<'a>(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     events: &[(&'a RoundMeta, &EventRow)],
     defs: &[QuestDef],
 ) -> sqlx::Result<Vec<(&'a RoundMeta, Completion)>> {
@@ -298,20 +308,33 @@ pub async fn fold_events<'a>(
     Ok(out)
 }
 
-/// Applies a sequence of changes to one session's progress on one quest.
+/// Applies a sequence of changes to one session's progress on one quest. The row is made
+/// first and then read locked (`FOR UPDATE` on PostgreSQL; SQLite has one writer), so a
+/// node folding the same session's quest at the same moment waits for this one and then
+/// reads its progress: no increment is lost. The write chain folds pairs in (session,
+/// quest) order, the same order on every node, so two groups never wait on each other
+/// in a circle.
 async fn settle(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     session: &str,
     q: &QuestDef,
     list: &[Change],
 ) -> sqlx::Result<Option<Completion>> {
-    let current: Option<(i64, Option<i64>)> = sqlx::query_as(
-        "SELECT progress, completed_at FROM quest_progress WHERE session_id = ? AND quest_id = ?",
+    conn.execute(
+        "INSERT INTO quest_progress (session_id, quest_id, progress) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING",
+        &args![session, &q.id],
     )
-    .bind(session)
-    .bind(&q.id)
-    .fetch_optional(&mut *conn)
     .await?;
+    let read = match conn.dialect() {
+        Dialect::Sqlite => {
+            "SELECT progress, completed_at FROM quest_progress WHERE session_id = $1 AND quest_id = $2"
+        }
+        Dialect::Postgres => {
+            "SELECT progress, completed_at FROM quest_progress WHERE session_id = $1 AND quest_id = $2 FOR UPDATE"
+        }
+    };
+    let current: Option<(i64, Option<i64>)> =
+        conn.fetch_optional(read, &args![session, &q.id]).await?;
     if current.is_some_and(|(_, done)| done.is_some()) {
         return Ok(None);
     }
@@ -330,15 +353,10 @@ async fn settle(
     }
     let progress = reached.unwrap_or(p);
     let completed_at = reached.map(|_| super::unix_now());
-    sqlx::query(
-        "INSERT INTO quest_progress (session_id, quest_id, progress, completed_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT DO UPDATE SET progress = excluded.progress, completed_at = excluded.completed_at",
+    conn.execute(
+        "UPDATE quest_progress SET progress = $1, completed_at = $2 WHERE session_id = $3 AND quest_id = $4",
+        &args![progress, completed_at, session, &q.id],
     )
-    .bind(session)
-    .bind(&q.id)
-    .bind(progress)
-    .bind(completed_at)
-    .execute(&mut *conn)
     .await?;
     Ok(reached.map(|p| Completion {
         session_id: session.to_string(),
@@ -350,7 +368,7 @@ async fn settle(
 
 /// Folds a round's result into the result quests of its sessions that contributed.
 pub async fn fold_result(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Db,
     meta: &RoundMeta,
     out: &RoundOutcome,
     defs: &[QuestDef],
@@ -367,18 +385,14 @@ pub async fn fold_result(
                     (won && out.stars >= need).then_some(Change::Max(1))
                 }
                 "campaign" => {
-                    let levels: i64 = sqlx::query_scalar(CAMPAIGN_SQL)
-                        .bind(session)
-                        .bind(WORK_TO_COUNT as i64)
-                        .fetch_one(&mut *conn)
+                    let (levels,): (i64,) = conn
+                        .fetch_one(CAMPAIGN_SQL, &args![session, WORK_TO_COUNT as i64])
                         .await?;
                     Some(Change::Max(levels))
                 }
                 "teammates" => {
-                    let mates: i64 = sqlx::query_scalar(TEAMMATES_SQL)
-                        .bind(session)
-                        .bind(WORK_TO_COUNT as i64)
-                        .fetch_one(&mut *conn)
+                    let (mates,): (i64,) = conn
+                        .fetch_one(TEAMMATES_SQL, &args![session, WORK_TO_COUNT as i64])
                         .await?;
                     Some(Change::Max(mates))
                 }

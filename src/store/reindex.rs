@@ -13,10 +13,11 @@
 //! figures are not the round's), and so is one the re-run calls unreadable; a cut file is indexed up to where it ends, with the ticks and
 //! score it reached.
 
-use super::Store;
+use super::db::Db;
 use super::history;
 use super::quests;
 use super::rows::{RoundMeta, RoundOutcome, event_rows};
+use super::{Pool, Store};
 use crate::log::{Applied, Record, RoundFold, read_replay, replay_files};
 use crate::sim::{RoundResult, RoundSummary};
 use std::path::{Path, PathBuf};
@@ -66,10 +67,7 @@ pub async fn reindex(
         db: dir.display().to_string(),
         error: e.to_string(),
     })?;
-    let defs = {
-        let mut conn = store.pool.acquire().await?;
-        quests::load(&mut conn).await?
-    };
+    let defs = super::on_conn!(store, conn => quests::load(conn).await?);
     let mut report = Report {
         files: files.len(),
         ..Report::default()
@@ -109,7 +107,7 @@ async fn index_file(
     let Some(Record::Started(header)) = read.records.first() else {
         return Err("the file ends before its header is complete".into());
     };
-    let mut fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
+    let fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
     let round_key = header.round_key();
     let mut meta = RoundMeta::of(
         &round_key,
@@ -124,8 +122,39 @@ async fn index_file(
         meta.started_at = written_at(path).unwrap_or(0);
     }
     let identity = meta.identity.clone().unwrap_or_default();
-    let mut tx = store.pool.begin().await.map_err(|e| e.to_string())?;
-    if let Some(Some(other)) = history::identity_of(&mut tx, &round_key)
+    match &store.pool {
+        Pool::Sqlite(p) => {
+            let mut tx = p.begin().await.map_err(|e| e.to_string())?;
+            let written = index_rows(&mut *tx, &read, fold, &meta, &identity, defs).await;
+            if let Ok(Indexed::Round { .. }) = written {
+                tx.commit().await.map_err(|e| e.to_string())?;
+            }
+            written
+        }
+        Pool::Postgres(p) => {
+            let mut tx = p.begin().await.map_err(|e| e.to_string())?;
+            let written = index_rows(&mut *tx, &read, fold, &meta, &identity, defs).await;
+            if let Ok(Indexed::Round { .. }) = written {
+                tx.commit().await.map_err(|e| e.to_string())?;
+            }
+            written
+        }
+    }
+}
+
+/// Writes one read file's round on `tx` (inside the caller's transaction, committed only
+/// when a round was written).
+async fn index_rows(
+    tx: &mut impl Db,
+    read: &crate::log::file::ReplayRead,
+    mut fold: RoundFold,
+    meta: &RoundMeta,
+    identity: &str,
+    defs: &[quests::QuestDef],
+) -> Result<Indexed, String> {
+    let header = &fold.header.clone();
+    let round_key = meta.round_key.clone();
+    if let Some(Some(other)) = history::identity_of(tx, &round_key)
         .await
         .map_err(|e| e.to_string())?
         && other != identity
@@ -134,7 +163,7 @@ async fn index_file(
             "round {round_key} is already in the history as another round (identity {other}, this file's {identity}); not indexed"
         )));
     }
-    history::begin_round(&mut tx, &meta)
+    history::begin_round(tx, meta)
         .await
         .map_err(|e| e.to_string())?;
     let mut new_events = 0u64;
@@ -147,7 +176,7 @@ async fn index_file(
                 let rows = event_rows(&events, tick, &fold.ids);
                 events.clear();
                 if !rows.is_empty() {
-                    let (new, _) = history::write_events(&mut tx, &meta, &rows, defs)
+                    let (new, _) = history::write_events(tx, meta, &rows, defs)
                         .await
                         .map_err(|e| e.to_string())?;
                     new_events += new;
@@ -164,7 +193,7 @@ async fn index_file(
                     meta.started_at + (summary.ticks / header.tick_hz.max(1)) as i64,
                     (summary.won() && order > 0).then_some(order + 1),
                 );
-                history::finish_round(&mut tx, &meta, &outcome, defs)
+                history::finish_round(tx, meta, &outcome, defs)
                     .await
                     .map_err(|e| e.to_string())?;
                 break;
@@ -175,11 +204,10 @@ async fn index_file(
     }
     if !ended {
         let summary = RoundSummary::of(&fold.state, &fold.rules);
-        history::record_progress(&mut tx, &round_key, summary.ticks, summary.score)
+        history::record_progress(tx, &round_key, summary.ticks, summary.score)
             .await
             .map_err(|e| e.to_string())?;
     }
-    tx.commit().await.map_err(|e| e.to_string())?;
     Ok(Indexed::Round {
         events: new_events,
         ended,

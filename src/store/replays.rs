@@ -2,7 +2,7 @@
 //! its level, result, stars, score and players; and one round's replay file by its key.
 
 use super::Store;
-use sqlx::Row;
+use super::db::{Db, args};
 
 /// One round in the replay list.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -31,46 +31,73 @@ pub struct PlayerListed {
 
 /// Page `page` (from 0) of `per` rounds, newest first, and whether more follow.
 pub async fn list(store: &Store, page: u32, per: u32) -> sqlx::Result<(Vec<RoundListed>, bool)> {
-    let rows = sqlx::query(
-        "SELECT round_key, room_code, level_id, started_at, ended_at, result, score, target, stars, ticks, tick_hz
-         FROM rounds ORDER BY started_at DESC, round_key DESC LIMIT ? OFFSET ?",
-    )
-    .bind(per as i64 + 1)
-    .bind(page as i64 * per as i64)
-    .fetch_all(&store.pool)
-    .await?;
+    super::on_conn!(store, conn => list_in(conn, page, per).await)
+}
+
+type Line = (
+    String,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+);
+
+async fn list_in(
+    conn: &mut impl Db,
+    page: u32,
+    per: u32,
+) -> sqlx::Result<(Vec<RoundListed>, bool)> {
+    let rows: Vec<Line> = conn
+        .fetch_all(
+            "SELECT round_key, room_code, level_id, started_at, ended_at, result, score, target, stars, ticks, tick_hz
+             FROM rounds ORDER BY started_at DESC, round_key DESC LIMIT $1 OFFSET $2",
+            &args![per as i64 + 1, page as i64 * per as i64],
+        )
+        .await?;
     let more = rows.len() > per as usize;
     let mut out = Vec::new();
-    for r in rows.iter().take(per as usize) {
-        let id: String = r.try_get("round_key")?;
-        let players = sqlx::query(
-            "SELECT seat, name, score FROM round_players WHERE round_key = ? ORDER BY seat",
-        )
-        .bind(&id)
-        .fetch_all(&store.pool)
-        .await?
-        .iter()
-        .map(|p| {
-            Ok(PlayerListed {
-                seat: p.try_get("seat")?,
-                name: p.try_get("name")?,
-                score: p.try_get("score")?,
-            })
-        })
-        .collect::<sqlx::Result<Vec<_>>>()?;
+    for r in rows.into_iter().take(per as usize) {
+        let (
+            id,
+            room_code,
+            level_id,
+            started_at,
+            ended_at,
+            result,
+            score,
+            target,
+            stars,
+            ticks,
+            tick_hz,
+        ) = r;
+        let players: Vec<(i64, String, i64)> = conn
+            .fetch_all(
+                "SELECT seat, name, score FROM round_players WHERE round_key = $1 ORDER BY seat",
+                &args![&id],
+            )
+            .await?;
         out.push(RoundListed {
             id,
-            room_code: r.try_get("room_code")?,
-            level_id: r.try_get("level_id")?,
-            started_at: r.try_get("started_at")?,
-            ended_at: r.try_get("ended_at")?,
-            result: r.try_get("result")?,
-            score: r.try_get("score")?,
-            target: r.try_get("target")?,
-            stars: r.try_get("stars")?,
-            ticks: r.try_get("ticks")?,
-            tick_hz: r.try_get("tick_hz")?,
-            players,
+            room_code,
+            level_id,
+            started_at,
+            ended_at,
+            result,
+            score,
+            target,
+            stars,
+            ticks,
+            tick_hz,
+            players: players
+                .into_iter()
+                .map(|(seat, name, score)| PlayerListed { seat, name, score })
+                .collect(),
         });
     }
     Ok((out, more))
@@ -78,8 +105,9 @@ pub async fn list(store: &Store, page: u32, per: u32) -> sqlx::Result<(Vec<Round
 
 /// Where a round's replay file was written, when the history knows the round.
 pub async fn replay_path(store: &Store, round_key: &str) -> sqlx::Result<Option<String>> {
-    sqlx::query_scalar("SELECT replay_path FROM rounds WHERE round_key = ?")
-        .bind(round_key)
-        .fetch_optional(&store.pool)
-        .await
+    let row: Option<(String,)> = super::on_conn!(store, conn => conn.fetch_optional(
+        "SELECT replay_path FROM rounds WHERE round_key = $1",
+        &args![round_key],
+    ).await?);
+    Ok(row.map(|(path,)| path))
 }

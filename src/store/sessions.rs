@@ -3,41 +3,91 @@
 //! once from the plain SHA-256 of older builds, and expired when they never finished a round.
 
 use super::Store;
+use super::db::{Db, args};
 use super::rows::SessionRow;
-use sqlx::{Row, SqliteConnection};
 
 /// The session stored under `token_hash`, if any.
 pub async fn find(store: &Store, token_hash: &str) -> sqlx::Result<Option<SessionRow>> {
-    let row =
-        sqlx::query("SELECT id, token_hash, name, unlocked FROM sessions WHERE token_hash = ?")
-            .bind(token_hash)
-            .fetch_optional(&store.pool)
-            .await?;
-    Ok(row.map(|r| SessionRow {
-        id: r.get("id"),
-        token_hash: r.get("token_hash"),
-        name: r.get("name"),
-        unlocked: r.get::<i64, _>("unlocked") as u32,
+    let row: Option<(String, String, String, i64)> = super::on_conn!(store, conn => conn.fetch_optional(
+        "SELECT id, token_hash, name, unlocked FROM sessions WHERE token_hash = $1",
+        &args![token_hash],
+    ).await?);
+    Ok(row.map(|(id, token_hash, name, unlocked)| SessionRow {
+        id,
+        token_hash,
+        name,
+        unlocked: unlocked as u32,
     }))
 }
 
 /// Writes a session (new, renamed, further unlocked, or just seen again); `unlocked`
-/// never goes down.
-pub async fn upsert(conn: &mut SqliteConnection, s: &SessionRow) -> sqlx::Result<()> {
+/// never goes down. Three plain statements rather than one with two `ON CONFLICT`
+/// clauses, which PostgreSQL does not take: a new row; else the row of this id; else
+/// (another id holds the token's hash) that row is only marked seen.
+pub async fn upsert(conn: &mut impl Db, s: &SessionRow) -> sqlx::Result<()> {
     let now = super::unix_now();
-    sqlx::query(
-        "INSERT INTO sessions (id, token_hash, name, unlocked, created_at, last_seen, hash_scheme) VALUES (?, ?, ?, ?, ?, ?, 2)
-         ON CONFLICT(id) DO UPDATE SET name = excluded.name, unlocked = MAX(unlocked, excluded.unlocked), last_seen = excluded.last_seen
-         ON CONFLICT(token_hash) DO UPDATE SET last_seen = excluded.last_seen",
+    let unlocked = s.unlocked as i64;
+    let new = conn
+        .execute(
+            "INSERT INTO sessions (id, token_hash, name, unlocked, created_at, last_seen, hash_scheme)
+             VALUES ($1, $2, $3, $4, $5, $5, 2) ON CONFLICT DO NOTHING",
+            &args![&s.id, &s.token_hash, &s.name, unlocked, now],
+        )
+        .await?;
+    if new > 0 {
+        return Ok(());
+    }
+    let same_id = conn
+        .execute(
+            "UPDATE sessions SET name = $2, last_seen = $3,
+               unlocked = CASE WHEN unlocked > $4 THEN unlocked ELSE $4 END
+             WHERE id = $1",
+            &args![&s.id, &s.name, now, unlocked],
+        )
+        .await?;
+    if same_id == 0 {
+        conn.execute(
+            "UPDATE sessions SET last_seen = $2 WHERE token_hash = $1",
+            &args![&s.token_hash, now],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Checks that the database's sessions were stored under this key (PostgreSQL, shared by
+/// nodes, keeps its fingerprint: the first node to start stores it). A node with another key
+/// would hash every returning token to nothing it finds, so it is refused with the reason.
+/// SQLite keeps no fingerprint: its key lives beside it in the data dir.
+pub async fn check_key(
+    store: &Store,
+    fingerprint: &str,
+    key_file: &std::path::Path,
+) -> Result<(), super::StoreError> {
+    let super::Pool::Postgres(pool) = &store.pool else {
+        return Ok(());
+    };
+    let mut conn = pool.acquire().await?;
+    conn.execute(
+        "INSERT INTO cluster_settings (name, value) VALUES ('session_key_fingerprint', $1) ON CONFLICT DO NOTHING",
+        &args![fingerprint],
     )
-    .bind(&s.id)
-    .bind(&s.token_hash)
-    .bind(&s.name)
-    .bind(s.unlocked as i64)
-    .bind(now)
-    .bind(now)
-    .execute(&mut *conn)
     .await?;
+    let (stored,): (String,) = conn
+        .fetch_one(
+            "SELECT value FROM cluster_settings WHERE name = 'session_key_fingerprint'",
+            &[],
+        )
+        .await?;
+    if stored != fingerprint {
+        return Err(super::StoreError::Open {
+            db: super::printable(&store.location),
+            error: format!(
+                "its sessions were stored under another session key (fingerprint {stored}; {} has {fingerprint}): give every node the same key file (UNDERCOOKED_SESSION_KEY_FILE)",
+                key_file.display()
+            ),
+        });
+    }
     Ok(())
 }
 
@@ -45,25 +95,29 @@ pub async fn upsert(conn: &mut SqliteConnection, s: &SessionRow) -> sqlx::Result
 /// the SHA-256 hex to what is stored now), in one transaction: the rows rehashed. A row
 /// `rehash` refuses (not a SHA-256) is left (and logged) rather than lost.
 pub async fn rekey(store: &Store, rehash: impl Fn(&str) -> Option<String>) -> sqlx::Result<u64> {
-    let mut tx = store.pool.begin().await?;
-    let old: Vec<(String, String)> =
-        sqlx::query_as("SELECT id, token_hash FROM sessions WHERE hash_scheme = 1")
-            .fetch_all(&mut *tx)
-            .await?;
+    super::in_tx!(store, tx => rekey_in(tx, &rehash).await)
+}
+
+async fn rekey_in(tx: &mut impl Db, rehash: &impl Fn(&str) -> Option<String>) -> sqlx::Result<u64> {
+    let old: Vec<(String, String)> = tx
+        .fetch_all(
+            "SELECT id, token_hash FROM sessions WHERE hash_scheme = 1",
+            &[],
+        )
+        .await?;
     let mut done = 0;
     for (id, sha256) in old {
         let Some(keyed) = rehash(&sha256) else {
             tracing::warn!(session = %id, "a session's stored hash is not a SHA-256; left as it is");
             continue;
         };
-        sqlx::query("UPDATE sessions SET token_hash = ?, hash_scheme = 2 WHERE id = ?")
-            .bind(keyed)
-            .bind(&id)
-            .execute(&mut *tx)
-            .await?;
+        tx.execute(
+            "UPDATE sessions SET token_hash = $1, hash_scheme = 2 WHERE id = $2",
+            &args![&keyed, &id],
+        )
+        .await?;
         done += 1;
     }
-    tx.commit().await?;
     Ok(done)
 }
 
@@ -71,16 +125,14 @@ pub async fn rekey(store: &Store, rehash: impl Fn(&str) -> Option<String>) -> sq
 /// round and hold no quest progress: the rows deleted. A session with a finished round
 /// keeps its history and its unlocked levels for good.
 pub async fn expire(store: &Store, before: i64) -> sqlx::Result<u64> {
-    let done = sqlx::query(
-        "DELETE FROM sessions WHERE last_seen < ?
+    let done = super::on_conn!(store, conn => conn.execute(
+        "DELETE FROM sessions WHERE last_seen < $1
            AND NOT EXISTS (SELECT 1 FROM round_players p JOIN rounds r ON r.round_key = p.round_key
                            WHERE p.session_id = sessions.id AND r.result IN ('won', 'lost'))
            AND NOT EXISTS (SELECT 1 FROM quest_progress q WHERE q.session_id = sessions.id)",
-    )
-    .bind(before)
-    .execute(&store.pool)
-    .await?;
-    Ok(done.rows_affected())
+        &args![before],
+    ).await?);
+    Ok(done)
 }
 
 /// A session's best on one level: the most stars of its won rounds (0 when it never won
@@ -95,24 +147,21 @@ pub struct LevelBest {
 /// The session's best per level it finished a round on (`GET /api/session`), in level
 /// order. Plain SQL over `round_players` and `rounds`, as the `player_best` view.
 pub async fn bests(store: &Store, session_id: &str) -> sqlx::Result<Vec<LevelBest>> {
-    let rows = sqlx::query(
-        "SELECT r.level_id AS level_id,
-                MAX(CASE WHEN r.result = 'won' THEN r.stars ELSE 0 END) AS stars,
-                MAX(r.score) AS score
+    let rows: Vec<(String, Option<i64>, Option<i64>)> = super::on_conn!(store, conn => conn.fetch_all(
+        "SELECT r.level_id,
+                MAX(CASE WHEN r.result = 'won' THEN r.stars ELSE 0 END),
+                MAX(r.score)
          FROM round_players rp JOIN rounds r ON r.round_key = rp.round_key
-         WHERE rp.session_id = ? AND r.result IS NOT NULL
+         WHERE rp.session_id = $1 AND r.result IS NOT NULL
          GROUP BY r.level_id ORDER BY r.level_id",
-    )
-    .bind(session_id)
-    .fetch_all(&store.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(LevelBest {
-                level_id: r.try_get("level_id")?,
-                stars: r.try_get::<Option<i64>, _>("stars")?.unwrap_or(0),
-                score: r.try_get::<Option<i64>, _>("score")?.unwrap_or(0),
-            })
+        &args![session_id],
+    ).await?);
+    Ok(rows
+        .into_iter()
+        .map(|(level_id, stars, score)| LevelBest {
+            level_id,
+            stars: stars.unwrap_or(0),
+            score: score.unwrap_or(0),
         })
-        .collect()
+        .collect())
 }

@@ -57,7 +57,7 @@ async fn every_example_query_runs_against_a_database_built_from_bot_rounds() {
     );
     for q in &queries {
         let rows = sqlx::query(sqlx::AssertSqlSafe(q.clone()))
-            .fetch_all(&store.pool)
+            .fetch_all(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap_or_else(|e| panic!("{q}\n{e}"));
         assert!(!rows.is_empty(), "no rows from:\n{q}");
@@ -79,7 +79,7 @@ async fn reindex_twice_changes_nothing_and_folds_quests_once() {
         ] {
             out.push(
                 sqlx::query_scalar::<_, i64>(q)
-                    .fetch_one(&store.pool)
+                    .fetch_one(&store.sqlite().expect("a SQLite store"))
                     .await
                     .unwrap(),
             );
@@ -92,14 +92,14 @@ async fn reindex_twice_changes_nothing_and_folds_quests_once() {
     assert_eq!(snapshot(store.clone()).await, before);
     // four bots won three-star rounds: the quest is complete for each bot session, once
     let three: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rounds WHERE stars = 3")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert!(three > 0, "the fixture rounds hold a three-star win");
-    let done: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM quest_progress WHERE quest_id = 'three_stars' AND completed_at IS NOT NULL").fetch_one(&store.pool).await.unwrap();
+    let done: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM quest_progress WHERE quest_id = 'three_stars' AND completed_at IS NOT NULL").fetch_one(&store.sqlite().expect("a SQLite store")).await.unwrap();
     assert_eq!(done, 4);
     let row = sqlx::query("SELECT result, stars FROM rounds ORDER BY round_key LIMIT 1")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert_eq!(row.get::<String, _>("result"), "won");
@@ -113,10 +113,10 @@ async fn a_database_from_a_newer_build_is_refused_not_altered() {
     let url = format!("sqlite://{}", dir.join("undercooked.db").display());
     let store = Store::open(&url).await.unwrap();
     sqlx::query("INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES (99, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)")
-        .execute(&store.pool)
+        .execute(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
-    store.pool.close().await;
+    store.close().await;
     let err = Store::open(&url).await.err().expect("refused");
     assert!(
         err.to_string().contains("newer undercooked") && err.to_string().contains("99"),

@@ -94,7 +94,7 @@ async fn progress(store: &Store, session: &str, quest: &str) -> (i64, bool) {
     )
     .bind(session)
     .bind(quest)
-    .fetch_optional(&store.pool)
+    .fetch_optional(&store.sqlite().expect("a SQLite store"))
     .await
     .unwrap();
     row.map_or((0, false), |(p, c)| (p, c.is_some()))
@@ -104,19 +104,24 @@ async fn progress(store: &Store, session: &str, quest: &str) -> (i64, bool) {
 async fn the_same_batch_written_twice_counts_once() {
     let store = store("twice").await;
     let meta = meta();
-    let mut conn = store.pool.acquire().await.unwrap();
-    let defs = quests::load(&mut conn).await.unwrap();
-    history::begin_round(&mut conn, &meta).await.unwrap();
+    let mut conn = store
+        .sqlite()
+        .expect("a SQLite store")
+        .acquire()
+        .await
+        .unwrap();
+    let defs = quests::load(&mut *conn).await.unwrap();
+    history::begin_round(&mut *conn, &meta).await.unwrap();
     // Ann has chopped twice before the serve (her third piece of work); Bob has not moved.
-    history::write_events(&mut conn, &meta, &[chopped(2, 0), chopped(4, 0)], &defs)
+    history::write_events(&mut *conn, &meta, &[chopped(2, 0), chopped(4, 0)], &defs)
         .await
         .unwrap();
     let batch = vec![served(10, 0, 1)];
-    let (new, _) = history::write_events(&mut conn, &meta, &batch, &defs)
+    let (new, _) = history::write_events(&mut *conn, &meta, &batch, &defs)
         .await
         .unwrap();
     assert_eq!(new, 1);
-    let (again, completions) = history::write_events(&mut conn, &meta, &batch, &defs)
+    let (again, completions) = history::write_events(&mut *conn, &meta, &batch, &defs)
         .await
         .unwrap();
     assert_eq!((again, completions.len()), (0, 0));
@@ -147,14 +152,21 @@ async fn a_group_of_two_rounds_with_a_batch_given_twice_inserts_each_row_once() 
     let a = meta();
     let mut b = (*meta()).clone();
     b.round_key = "ROOM2-1-0".into();
-    let mut conn = store.pool.acquire().await.unwrap();
-    history::begin_round(&mut conn, &a).await.unwrap();
-    history::begin_round(&mut conn, &b).await.unwrap();
+    let mut conn = store
+        .sqlite()
+        .expect("a SQLite store")
+        .acquire()
+        .await
+        .unwrap();
+    history::begin_round(&mut *conn, &a).await.unwrap();
+    history::begin_round(&mut *conn, &b).await.unwrap();
     let (a1, a2, b1) = (served(10, 0, 1), missed(11), served(10, 1, 1));
     let rows = [(&*a, &a1), (&*a, &a2), (&b, &b1), (&*a, &a1)];
-    let fresh = history::insert_events(&mut conn, &rows).await.unwrap();
+    let fresh = history::insert_events(&mut *conn, &rows).await.unwrap();
     assert_eq!(fresh, [true, true, true, false]);
-    let again = history::insert_events(&mut conn, &rows[..3]).await.unwrap();
+    let again = history::insert_events(&mut *conn, &rows[..3])
+        .await
+        .unwrap();
     assert_eq!(again, [false, false, false]);
     let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM events")
         .fetch_one(&mut *conn)
@@ -164,12 +176,12 @@ async fn a_group_of_two_rounds_with_a_batch_given_twice_inserts_each_row_once() 
     // A run longer than one statement's chunk: 103 rows, then the same with one more.
     let many: Vec<EventRow> = (100..203).map(missed).collect();
     let rows: Vec<(&RoundMeta, &EventRow)> = many.iter().map(|r| (&b, r)).collect();
-    let fresh = history::insert_events(&mut conn, &rows).await.unwrap();
+    let fresh = history::insert_events(&mut *conn, &rows).await.unwrap();
     assert!(fresh.iter().all(|new| *new), "{fresh:?}");
     let one_more = missed(203);
     let mut rows = rows;
     rows.push((&b, &one_more));
-    let fresh = history::insert_events(&mut conn, &rows).await.unwrap();
+    let fresh = history::insert_events(&mut *conn, &rows).await.unwrap();
     assert_eq!(fresh.iter().filter(|new| **new).count(), 1);
     assert_eq!(fresh.last(), Some(&true));
 }
@@ -178,9 +190,14 @@ async fn a_group_of_two_rounds_with_a_batch_given_twice_inserts_each_row_once() 
 async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once() {
     let store = store("clean").await;
     let meta = meta();
-    let mut conn = store.pool.acquire().await.unwrap();
-    let defs = quests::load(&mut conn).await.unwrap();
-    history::begin_round(&mut conn, &meta).await.unwrap();
+    let mut conn = store
+        .sqlite()
+        .expect("a SQLite store")
+        .acquire()
+        .await
+        .unwrap();
+    let defs = quests::load(&mut *conn).await.unwrap();
+    history::begin_round(&mut *conn, &meta).await.unwrap();
     // given both cooks at work (three boards chopped each) and four serves, when a fifth
     // and then a miss arrive in one batch
     for t in 0..3 {
@@ -191,17 +208,17 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
                 ..chopped(t, 1)
             },
         ];
-        history::write_events(&mut conn, &meta, &work, &defs)
+        history::write_events(&mut *conn, &meta, &work, &defs)
             .await
             .unwrap();
     }
     for t in 0..4 {
-        history::write_events(&mut conn, &meta, &[served(50 + t, 0, t + 1)], &defs)
+        history::write_events(&mut *conn, &meta, &[served(50 + t, 0, t + 1)], &defs)
             .await
             .unwrap();
     }
     let (_, done) = history::write_events(
-        &mut conn,
+        &mut *conn,
         &meta,
         &[served(60, 1, 5), EventRow { n: 1, ..missed(60) }],
         &defs,
@@ -224,7 +241,7 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
         ]
     );
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (5, true));
-    let (_, more) = history::write_events(&mut conn, &meta, &[served(70, 0, 6)], &defs)
+    let (_, more) = history::write_events(&mut *conn, &meta, &[served(70, 0, 6)], &defs)
         .await
         .unwrap();
     assert!(
@@ -242,15 +259,20 @@ async fn a_clean_run_completed_before_a_miss_still_counts_and_is_reported_once()
 async fn a_miss_resets_a_clean_run_in_progress() {
     let store = store("reset").await;
     let meta = meta();
-    let mut conn = store.pool.acquire().await.unwrap();
-    let defs = quests::load(&mut conn).await.unwrap();
-    history::begin_round(&mut conn, &meta).await.unwrap();
+    let mut conn = store
+        .sqlite()
+        .expect("a SQLite store")
+        .acquire()
+        .await
+        .unwrap();
+    let defs = quests::load(&mut *conn).await.unwrap();
+    history::begin_round(&mut *conn, &meta).await.unwrap();
     let work: Vec<EventRow> = (0..3).map(|n| EventRow { n, ..chopped(0, 0) }).collect();
-    history::write_events(&mut conn, &meta, &work, &defs)
+    history::write_events(&mut *conn, &meta, &work, &defs)
         .await
         .unwrap();
     history::write_events(
-        &mut conn,
+        &mut *conn,
         &meta,
         &[
             served(1, 0, 1),
@@ -264,7 +286,7 @@ async fn a_miss_resets_a_clean_run_in_progress() {
     .await
     .unwrap();
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (2, false));
-    history::write_events(&mut conn, &meta, &[missed(2)], &defs)
+    history::write_events(&mut *conn, &meta, &[missed(2)], &defs)
         .await
         .unwrap();
     assert_eq!(progress(&store, "s-ann", "clean_run").await, (0, false));
@@ -284,9 +306,14 @@ async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
             color: "#888888".into(),
         });
     }
-    let mut conn = store.pool.acquire().await.unwrap();
+    let mut conn = store
+        .sqlite()
+        .expect("a SQLite store")
+        .acquire()
+        .await
+        .unwrap();
     undercooked::store::sessions::upsert(
-        &mut conn,
+        &mut *conn,
         &SessionRow {
             id: "s-ann".into(),
             token_hash: "h-ann".into(),
@@ -296,8 +323,8 @@ async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
     )
     .await
     .unwrap();
-    let defs = quests::load(&mut conn).await.unwrap();
-    history::begin_round(&mut conn, &meta).await.unwrap();
+    let defs = quests::load(&mut *conn).await.unwrap();
+    history::begin_round(&mut *conn, &meta).await.unwrap();
     let mut rows: Vec<EventRow> = (0..work).map(|n| EventRow { n, ..chopped(1, 0) }).collect();
     for seat in 1..4u8 {
         rows.extend((0..3).map(|n| EventRow {
@@ -305,12 +332,12 @@ async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
             ..chopped(2, seat)
         }));
     }
-    history::write_events(&mut conn, &meta, &rows, &defs)
+    history::write_events(&mut *conn, &meta, &rows, &defs)
         .await
         .unwrap();
     for k in 0..5u32 {
         let serve = served(100 + 10 * k, 1 + (k % 3) as u8, k + 1);
-        history::write_events(&mut conn, &meta, &[serve], &defs)
+        history::write_events(&mut *conn, &meta, &[serve], &defs)
             .await
             .unwrap();
     }
@@ -331,7 +358,7 @@ async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
         players: vec![(0, 0, 0, 0), (1, 40, 2, 0), (2, 40, 2, 0), (3, 20, 1, 0)],
         unlock: Some(2),
     };
-    history::finish_round(&mut conn, &meta, &outcome, &defs)
+    history::finish_round(&mut *conn, &meta, &outcome, &defs)
         .await
         .unwrap();
     drop(conn);
@@ -341,7 +368,7 @@ async fn won_round_beside_three_bots(name: &str, work: u32) -> Store {
 async fn unlocked(store: &Store, session: &str) -> i64 {
     sqlx::query_scalar("SELECT unlocked FROM sessions WHERE id = ?")
         .bind(session)
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap()
 }

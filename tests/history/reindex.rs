@@ -57,7 +57,7 @@ async fn store(dir: &std::path::Path) -> Store {
 
 async fn count(store: &Store, sql: &str) -> i64 {
     sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap()
 }
@@ -110,7 +110,7 @@ async fn another_round_under_a_taken_key_is_refused_and_changes_nothing() {
             .contains("already in the history as another round")
     );
     let seed: String = sqlx::query_scalar("SELECT seed FROM rounds")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert_eq!(seed, "1", "the first round's row is untouched");
@@ -161,7 +161,7 @@ async fn a_cut_file_records_the_ticks_and_score_it_reached() {
     assert_eq!(report.incomplete, 1, "{report:?}");
     let (result, ticks, score): (Option<String>, i64, i64) =
         sqlx::query_as("SELECT result, ticks, score FROM rounds")
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!(result, None);
@@ -212,7 +212,7 @@ async fn a_denied_press_stays_in_the_replay_but_is_not_a_history_row() {
     // denied press is.
     let rows: Vec<(i64, i64, String)> =
         sqlx::query_as("SELECT tick, n, kind FROM events ORDER BY tick, n")
-            .fetch_all(&store.pool)
+            .fetch_all(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     let kept: Vec<_> = all.into_iter().filter(|e| e.2 != "denied").collect();

@@ -191,7 +191,7 @@ async fn a_full_disk_at_shutdown_loses_no_round() {
     .unwrap();
     let mut rounds: Vec<(String, Option<String>)> =
         sqlx::query_as("SELECT level_id, result FROM rounds ORDER BY level_id DESC")
-            .fetch_all(&store.pool)
+            .fetch_all(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     rounds.sort();
@@ -234,7 +234,7 @@ async fn a_full_disk_at_shutdown_loses_no_round() {
         0,
         "the rescue folder is emptied by the restart"
     );
-    store.pool.close().await;
+    store.close().await;
     drop(_disk);
     let _ = std::fs::remove_dir_all(&root);
 }

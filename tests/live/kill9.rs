@@ -107,13 +107,13 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     .await
     .unwrap();
     let check: String = sqlx::query_scalar("PRAGMA integrity_check")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert_eq!(check, "ok");
     let finished: Vec<(String, Option<String>)> =
         sqlx::query_as("SELECT round_key, result FROM rounds ORDER BY round_no")
-            .fetch_all(&store.pool)
+            .fetch_all(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!(
@@ -162,7 +162,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
         let key = path.file_stem().unwrap().to_string_lossy().to_string();
         let in_db: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = ?")
             .bind(&key)
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
         let in_file = events_in(path);
@@ -252,7 +252,7 @@ async fn sigterm_with_an_emote_just_before_it_ends_the_round_aborted_in_its_file
     let (result, ticks): (Option<String>, Option<i64>) =
         sqlx::query_as("SELECT result, ticks FROM rounds WHERE room_code = ?")
             .bind(&code)
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!(result.as_deref(), Some("aborted"));

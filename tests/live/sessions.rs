@@ -38,7 +38,7 @@ async fn a_session_is_looked_up_when_its_token_returns_and_is_stored_under_the_s
     let store = s.shared.store().unwrap();
     let (hash, scheme): (String, i64) =
         sqlx::query_as("SELECT token_hash, hash_scheme FROM sessions WHERE name = 'Ann'")
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!((hash.len(), scheme), (64, 2));
@@ -58,7 +58,7 @@ async fn rows_from_before_the_key_are_rehashed_and_their_players_keep_their_prog
         "INSERT INTO sessions (id, token_hash, name, unlocked, created_at, last_seen) VALUES ('old1', ?, 'Olga', 3, 0, strftime('%s','now'))",
     )
     .bind(sha256_hex("olgas-token"))
-    .execute(&store.pool)
+    .execute(&store.sqlite().expect("a SQLite store"))
     .await
     .unwrap();
     s.stop().await;
@@ -71,7 +71,7 @@ async fn rows_from_before_the_key_are_rehashed_and_their_players_keep_their_prog
     let store = s.shared.store().unwrap();
     let (hash, scheme): (String, i64) =
         sqlx::query_as("SELECT token_hash, hash_scheme FROM sessions WHERE id = 'old1'")
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!(scheme, 2);
@@ -100,7 +100,7 @@ async fn sessions_that_never_finished_a_round_expire_and_those_that_did_stay() {
     let store = s.shared.store().unwrap().clone();
     let count = |store: undercooked::store::Store| async move {
         sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM sessions")
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap()
     };
@@ -108,7 +108,7 @@ async fn sessions_that_never_finished_a_round_expire_and_those_that_did_stay() {
     s.stop().await;
     // all last seen two days ago (past the one-day TTL),
     sqlx::query("UPDATE sessions SET last_seen = strftime('%s','now') - 2 * 86400")
-        .execute(&store.pool)
+        .execute(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     drop(store);

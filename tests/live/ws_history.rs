@@ -70,12 +70,12 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
     let store = server.shared.store().unwrap();
     let row = sqlx::query("SELECT result, score, level_id FROM rounds WHERE room_code = ?")
         .bind(&code)
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert_eq!(row.get::<String, _>("result"), "won");
     let served: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE kind = 'served'")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert!(served >= 1);
@@ -83,7 +83,7 @@ async fn a_live_round_is_in_the_history_with_quests_and_the_unlock_survives_a_re
         sqlx::query_scalar("SELECT COUNT(*) FROM sessions WHERE token_hash = ? OR name = ?")
             .bind(&host)
             .bind(&host)
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!(tokens_in_db, 0, "the database never holds a raw token");
@@ -255,7 +255,7 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
     let store = server.shared.store().unwrap();
     // Written in order: by insertion order, ticks never go back.
     let ticks: Vec<i64> = sqlx::query_scalar("SELECT tick FROM events ORDER BY rowid")
-        .fetch_all(&store.pool)
+        .fetch_all(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert!(
@@ -266,22 +266,22 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
     let result: Option<String> =
         sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
             .bind(&code)
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     assert_eq!(result.as_deref(), Some("lost"));
     // And reindex repairs what was dropped.
     let before: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     let last_written: i64 = sqlx::query_scalar("SELECT MAX(tick) FROM events")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     let report = kitchen::reindex(store, &server.data.join("replays")).await;
     let after: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert_eq!(after - before, report.events_new as i64);
@@ -294,7 +294,7 @@ async fn a_slow_database_drops_exactly_the_batches_past_20_keeps_order_and_never
     // later ones, so reindex added nothing up to the last tick written.
     let up_to: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE tick <= ?")
         .bind(last_written)
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     assert_eq!(
@@ -316,12 +316,12 @@ async fn round_in_db(server: &server::TestServer, code: &str) -> (Option<String>
     let (key, result, path): (String, Option<String>, String) =
         sqlx::query_as("SELECT round_key, result, replay_path FROM rounds WHERE room_code = ?")
             .bind(code)
-            .fetch_one(&store.pool)
+            .fetch_one(&store.sqlite().expect("a SQLite store"))
             .await
             .unwrap();
     let events: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = ?")
         .bind(&key)
-        .fetch_one(&store.pool)
+        .fetch_one(&store.sqlite().expect("a SQLite store"))
         .await
         .unwrap();
     let file = std::path::Path::new(&path);

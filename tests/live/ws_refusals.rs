@@ -251,7 +251,14 @@ async fn a_panicking_tick_aborts_its_room_only() {
     let result: Option<String> =
         sqlx::query_scalar("SELECT result FROM rounds WHERE room_code = ?")
             .bind(&doomed)
-            .fetch_one(&server.shared.store().unwrap().pool)
+            .fetch_one(
+                &server
+                    .shared
+                    .store()
+                    .unwrap()
+                    .sqlite()
+                    .expect("a SQLite store"),
+            )
             .await
             .unwrap();
     assert_eq!(result.as_deref(), Some("aborted"));
