@@ -100,7 +100,16 @@ async fn the_leaderboard_and_player_best_views_answer() {
     let db = pool(&postgres::database()).await;
     migrator().run(&db).await.expect("migrate");
     // (round key, result, score, stars, ticks, started_at, the player's name in it)
-    let rounds: [(&str, Option<&str>, i64, i64, i64, i64, &str); 4] = [
+    type Round = (
+        &'static str,
+        Option<&'static str>,
+        i64,
+        i64,
+        i64,
+        i64,
+        &'static str,
+    );
+    let rounds: [Round; 4] = [
         ("AAAA-1-100", Some("won"), 50, 2, 100, 100, "Ann"),
         ("AAAA-2-200", Some("lost"), 80, 3, 120, 200, "Annie"),
         ("AAAA-3-300", Some("won"), 50, 1, 90, 300, "Ann"),
