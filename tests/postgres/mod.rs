@@ -158,7 +158,7 @@ impl Cluster {
                 "--encoding=UTF8",
                 "--locale=C",
             ])
-            .args(["--no-sync", "--no-instructions"])
+            .arg("--no-sync")
             .current_dir(&root);
         let out = initdb.output().expect("initdb runs");
         assert!(
