@@ -6,6 +6,11 @@
 
 #[path = "../postgres/mod.rs"]
 mod postgres;
+#[path = "../server/mod.rs"]
+mod server;
+
+mod sql;
+mod store;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use std::sync::Arc;
@@ -64,7 +69,7 @@ async fn three_migrators_on_an_empty_database_migrate_once() {
             .await
             .expect("read _sqlx_migrations");
     let expected: Vec<(i64, bool)> = migrator().iter().map(|m| (m.version, true)).collect();
-    assert_eq!(expected.len(), 3, "migrations/postgres holds 0001..0003");
+    assert!(expected.len() >= 3, "migrations/postgres holds 0001 and on");
     assert_eq!(applied, expected, "one successful row per migration");
 
     let quests: Vec<(String,)> = sqlx::query_as("SELECT id FROM quests ORDER BY id")

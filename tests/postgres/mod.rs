@@ -77,21 +77,9 @@ static SHARED: OnceLock<Cluster> = OnceLock::new();
 
 /// The cluster every test of this binary shares, started on first use.
 pub fn shared() -> &'static Cluster {
-    SHARED.get_or_init(|| {
-        let cluster = Cluster::start_new();
-        // Statics are never dropped: stop the server at exit and wait for it, so the test
-        // binary ends with no `postgres` of its own left (the watcher alone would stop it a
-        // moment after). A killed process skips this; its watcher still does the work.
-        // SAFETY: `atexit` only records a plain `extern "C"` function that captures nothing.
-        unsafe { libc::atexit(shut_down_shared) };
-        cluster
-    })
-}
-
-extern "C" fn shut_down_shared() {
-    if let Some(cluster) = SHARED.get() {
-        cluster.shut_down();
-    }
+    // Statics are never dropped: when the binary exits (or is killed) the watcher sees its
+    // stdin close and stops the server and removes its folder, a moment later.
+    SHARED.get_or_init(Cluster::start_new)
 }
 
 /// A fresh, empty database on the shared cluster: `postgres://postgres@127.0.0.1:PORT/NAME`.

@@ -72,7 +72,17 @@ pub async fn start_campaign(env: &[(&str, &str)]) -> TestServer {
 
 async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) -> TestServer {
     let data = data.to_path_buf();
-    let mut config = ServerConfig::from_settings(env).expect("test config");
+    // `UNDERCOOKED_DB` (a PostgreSQL URL) is the `serve` command's, not a server setting.
+    let db = env
+        .iter()
+        .find(|(k, _)| *k == "UNDERCOOKED_DB")
+        .map(|(_, v)| v.to_string());
+    let env: Vec<(&str, &str)> = env
+        .iter()
+        .copied()
+        .filter(|(k, _)| *k != "UNDERCOOKED_DB")
+        .collect();
+    let mut config = ServerConfig::from_settings(&env).expect("test config");
     std::fs::create_dir_all(&data).unwrap();
     config.data_dir = data.clone();
     config.levels_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(levels);
@@ -81,7 +91,7 @@ async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) 
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let db = format!("sqlite://{}", data.join("undercooked.db").display());
+    let db = db.unwrap_or_else(|| format!("sqlite://{}", data.join("undercooked.db").display()));
     let shared = undercooked::server::open(config, levels, &db)
         .await
         .expect("the test server opens its history");
