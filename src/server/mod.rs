@@ -13,6 +13,7 @@
 mod accept;
 mod assets;
 mod body;
+mod cluster_api;
 mod info;
 mod metrics;
 pub(crate) mod replay_cache;
