@@ -16,6 +16,7 @@ mod body;
 mod cluster_api;
 mod info;
 mod metrics;
+mod quick_cluster;
 pub(crate) mod replay_cache;
 mod replay_decode;
 mod replays_api;

@@ -32,9 +32,9 @@ struct JoinBody {
 }
 
 /// Who asks for a seat: the token (minted when the body has none) and the name.
-struct SeatRequest {
-    token: String,
-    name: Option<String>,
+pub(super) struct SeatRequest {
+    pub(super) token: String,
+    pub(super) name: Option<String>,
 }
 
 /// Parses a `{name?, token?}` body strictly (an empty body is `{}`) and looks its token's
@@ -103,7 +103,7 @@ fn parse_seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
     })
 }
 
-async fn reserve(
+pub(super) async fn reserve(
     shared: &Shared,
     room: &str,
     who: &SeatRequest,
@@ -121,7 +121,12 @@ async fn reserve(
 
 /// The seat's answer; in a cluster it names the socket's address on this node (`ws_url`,
 /// additive), which a join forwarded from another node passes on to the player.
-fn reservation_reply(shared: &Shared, status: StatusCode, room: &str, r: Reservation) -> Response {
+pub(super) fn reservation_reply(
+    shared: &Shared,
+    status: StatusCode,
+    room: &str,
+    r: Reservation,
+) -> Response {
     let mut body =
         json!({"room_code": room, "you": {"token": r.token, "seat": r.seat, "host": r.host}});
     if let Some(c) = shared.cluster() {
@@ -132,7 +137,7 @@ fn reservation_reply(shared: &Shared, status: StatusCode, room: &str, r: Reserva
 
 /// Opens a room on this node. In a cluster its code is claimed in the directory first (a
 /// code taken anywhere is drawn again), and a draining node opens none.
-async fn open_room(shared: &Arc<Shared>) -> Result<(String, RoomHandle), Response> {
+pub(super) async fn open_room(shared: &Arc<Shared>) -> Result<(String, RoomHandle), Response> {
     let full = || {
         let why = format!(
             "the server is at its limit of {} rooms",
@@ -257,6 +262,9 @@ pub async fn quick(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
+    if let Some(cluster) = shared.cluster() {
+        return Ok(super::quick_cluster::quick(&shared, cluster, who, from).await);
+    }
     for room in shared.rooms.open_lobbies(shared.config.max_players) {
         if let Ok(r) = reserve(&shared, &room, &who).await
             && r.seat.is_some()

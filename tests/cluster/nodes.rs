@@ -249,3 +249,51 @@ async fn a_killed_nodes_rooms_are_gone_everywhere_within_its_lease() {
     );
     b[0].stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twelve_quick_plays_over_three_nodes_fill_three_rooms_of_four() {
+    if !postgres::available() {
+        return;
+    }
+    // Given three nodes and no rooms,
+    let url = postgres::database();
+    let dir = folder("quick");
+    let mut n = nodes(&url, &dir.join("session.key"), 3).await;
+    let addrs: Vec<std::net::SocketAddr> = n.iter().map(|s| s.addr).collect();
+    // when twelve players ask for quick play at once, four through each node,
+    let asks: Vec<_> = (0..12)
+        .map(|i| {
+            let addr = addrs[i % 3];
+            tokio::spawn(async move {
+                let body = json!({"name": format!("P{i}")}).to_string();
+                server::http(addr, "POST", "/api/rooms/quick", Some(&body), &[]).await
+            })
+        })
+        .collect();
+    let mut rooms: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for ask in asks {
+        let (status, v) = ask.await.expect("an answer");
+        assert!(status == 200 || status == 201, "{status} {v}");
+        let code = v["room_code"].as_str().expect("a code").to_string();
+        let seat = v["you"]["seat"]
+            .as_u64()
+            .expect("a seat, not a spectator's place");
+        assert!(
+            v["ws_url"].as_str().is_some_and(|u| u.ends_with(&code)),
+            "{v}"
+        );
+        rooms.entry(code).or_default().push(seat);
+    }
+    // then they fill exactly three rooms of four, each seat given once.
+    assert_eq!(rooms.len(), 3, "{rooms:?}");
+    for (code, seats) in &mut rooms {
+        seats.sort_unstable();
+        assert_eq!(seats, &vec![0, 1, 2, 3], "{code}: {seats:?}");
+        let (status, room) =
+            server::http(addrs[0], "GET", &format!("/api/rooms/{code}"), None, &[]).await;
+        assert_eq!(status, 200, "{room}");
+    }
+    for node in &mut n {
+        node.stop().await;
+    }
+}
