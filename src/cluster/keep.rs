@@ -1,7 +1,8 @@
 //! The node's upkeep in the cluster: its lease renewed every `RENEW_EVERY_S`, with its room
 //! and socket counts, and its rooms published to the directory once a second — only the
 //! rows that changed, so a room is written at most once a second, outside the history's
-//! write chain. A database that cannot be reached is retried at the next beat; rounds play
+//! write chain. Every `JANITOR_EVERY_S` it closes the rounds of nodes that were lost
+//! (`Cluster::janitor`). A database that cannot be reached is retried at the next beat; rounds play
 //! on meanwhile (nothing here is on a room's path).
 
 use super::Cluster;
@@ -9,6 +10,9 @@ use crate::shared::Shared;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
+
+/// How often a node looks for lost nodes' rounds (one janitor at a time runs).
+const JANITOR_EVERY_S: u64 = 5;
 
 /// What the directory shows of a room.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,15 +28,31 @@ struct Row {
 pub async fn keep(shared: Weak<Shared>, cluster: Arc<Cluster>) {
     let mut published: BTreeMap<String, Row> = BTreeMap::new();
     let mut beat: u64 = 0;
+    let mut lapsed = false;
     loop {
         let Some(s) = shared.upgrade() else { return };
-        if beat.is_multiple_of(super::RENEW_EVERY_S)
-            && let Err(e) = renew(&s, &cluster).await
-        {
-            tracing::warn!(error = %e, "the node's lease could not be renewed");
+        if beat.is_multiple_of(super::RENEW_EVERY_S) {
+            match renew(&s, &cluster).await {
+                Err(e) => {
+                    tracing::warn!(error = %e, "the node's lease could not be renewed");
+                    lapsed = true;
+                }
+                // Back after an outage: the directory may have been told this node was
+                // lost meanwhile, so every room is published again.
+                Ok(()) if lapsed => {
+                    lapsed = false;
+                    published.clear();
+                }
+                Ok(()) => {}
+            }
         }
         if let Err(e) = publish(&s, &cluster, &mut published).await {
             tracing::warn!(error = %e, "the room directory could not be written");
+        }
+        if beat.is_multiple_of(JANITOR_EVERY_S)
+            && let Err(e) = cluster.janitor().await
+        {
+            tracing::warn!(error = %e, "the janitor could not close a lost node's rounds");
         }
         drop(s);
         beat += 1;

@@ -182,6 +182,51 @@ impl Cluster {
     }
 }
 
+/// The advisory lock one janitor at a time holds (an arbitrary, fixed key).
+const JANITOR_LOCK: i64 = 0x5543_4a41; // "UCJA"
+
+impl Cluster {
+    /// Records the open rounds of rooms whose node's lease has lapsed as aborted, and
+    /// marks those rooms `lost` in the directory (their codes wait an hour from now). One
+    /// janitor at a time (an advisory lock; a node that finds it held skips this beat), and
+    /// a round is only aborted while it has no result, so it is aborted once: the rounds
+    /// this call aborted.
+    pub async fn janitor(&self) -> sqlx::Result<u64> {
+        let mut tx = self.pool.begin().await?;
+        let (ours,): (bool,) = sqlx::query_as("SELECT pg_try_advisory_xact_lock($1)")
+            .bind(JANITOR_LOCK)
+            .fetch_one(&mut *tx)
+            .await?;
+        if !ours {
+            return Ok(0);
+        }
+        let lapsed = "SELECT r.code FROM rooms_live r WHERE r.state <> 'lost' AND NOT EXISTS
+            (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.epoch = r.epoch AND n.lease_until > now())";
+        let aborted = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE rounds SET result = 'aborted', ended_at = EXTRACT(EPOCH FROM now())::BIGINT
+             WHERE result IS NULL AND room_code IN ({lapsed})"
+        )))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        let lost = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE rooms_live SET state = 'lost', open_seats = 0, updated = now() WHERE code IN ({lapsed})"
+        )))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        if aborted > 0 || lost > 0 {
+            tracing::info!(
+                rounds_aborted = aborted,
+                rooms_lost = lost,
+                "a lost node's rooms were closed in the history"
+            );
+        }
+        Ok(aborted)
+    }
+}
+
 /// The node secret every node derives from the session key they share.
 pub fn node_secret(key: &crate::shared::session_key::SessionKey) -> String {
     key.derive("undercooked node secret")

@@ -185,7 +185,7 @@ async fn a_node_with_another_session_key_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_nodes_rooms_are_gone_everywhere_within_its_lease() {
+async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_once() {
     if !postgres::available() {
         return;
     }
@@ -207,22 +207,35 @@ async fn a_killed_nodes_rooms_are_gone_everywhere_within_its_lease() {
     let a = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     server::wait_up(a).await;
     let mut b = nodes(&url, &key, 1).await;
-    let (code, _) = server::create_room(a, "Ann").await;
-    let deadline = Instant::now() + Duration::from_secs(5);
+    // with a round playing on A,
+    let (code, host) = server::create_room(a, "Ann").await;
+    let mut ann = Client::hello(a, &code, &host).await;
+    ann.send(json!({"type": "set_level", "level": "01_quick_soup"}))
+        .await;
+    ann.send(json!({"type": "start"})).await;
+    ann.expect("countdown").await;
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let deadline = Instant::now() + Duration::from_secs(8);
     loop {
         let (status, _) =
             server::http(b[0].addr, "GET", &format!("/api/rooms/{code}"), None, &[]).await;
-        if status == 200 {
+        let open: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT result FROM rounds WHERE room_code = $1")
+                .bind(&code)
+                .fetch_optional(&pool)
+                .await
+                .expect("rounds");
+        if status == 200 && open == Some((None,)) {
             break;
         }
-        assert!(Instant::now() < deadline, "B never saw A's room");
+        assert!(Instant::now() < deadline, "B never saw A's room and round");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // when A is killed (no chance to say goodbye),
     let _ = child.kill();
     let _ = child.wait();
     let killed = Instant::now();
-    // then within its lease B answers that the room is gone, for a join too.
+    // then within its lease B answers that the room is gone, for a join too;
     loop {
         let (status, v) = server::http(
             b[0].addr,
@@ -243,9 +256,61 @@ async fn a_killed_nodes_rooms_are_gone_everywhere_within_its_lease() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    let gone_after = killed.elapsed();
+    // the round A left open is recorded as aborted by a janitor (B's), once;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (result,): (Option<String>,) =
+            sqlx::query_as("SELECT result FROM rounds WHERE room_code = $1")
+                .bind(&code)
+                .fetch_one(&pool)
+                .await
+                .expect("rounds");
+        if result.as_deref() == Some("aborted") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the lost round was never aborted: {result:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let again = b[0]
+        .shared
+        .cluster()
+        .expect("B is clustered")
+        .janitor()
+        .await
+        .expect("janitor");
+    assert_eq!(again, 0, "a second janitor finds nothing left to abort");
+    // and A, restarted, comes back with a new epoch, while its old code stays unclaimed.
+    let mut child = server::serve_child(
+        port,
+        "tests/fixtures/levels",
+        &dir.join("a"),
+        &[
+            ("UNDERCOOKED_DB", std::path::Path::new(&url)),
+            ("UNDERCOOKED_SESSION_KEY_FILE", &key),
+        ],
+        std::process::Stdio::null(),
+    );
+    server::wait_up(a).await;
+    let (epoch,): (i64,) = sqlx::query_as("SELECT epoch FROM nodes WHERE id = $1")
+        .bind(a.to_string())
+        .fetch_one(&pool)
+        .await
+        .expect("A's registration");
+    assert_eq!(epoch, 2, "a new epoch for the restarted node");
+    let cluster = b[0].shared.cluster().expect("B is clustered");
+    assert!(
+        !cluster.claim_code(&code, 4).await.expect("claim"),
+        "the lost code is not reused"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
     eprintln!(
         "kill -9 to room_gone on B: {:.1} s",
-        killed.elapsed().as_secs_f64()
+        gone_after.as_secs_f64()
     );
     b[0].stop().await;
 }
