@@ -126,9 +126,18 @@ impl Cluster {
         self.draining.load(Relaxed)
     }
 
-    /// Stops taking rooms: the directory says so, and quick play and creation skip it.
-    pub fn drain(&self) {
+    /// Stops taking rooms: the directory says so at once, so quick play skips this node,
+    /// and this node opens no room (its lobbies show no open seat from the next beat).
+    pub async fn drain(&self) {
         self.draining.store(true, Relaxed);
+        let marked = sqlx::query("UPDATE nodes SET draining = TRUE WHERE id = $1 AND epoch = $2")
+            .bind(&self.node_id)
+            .bind(self.epoch)
+            .execute(&self.pool)
+            .await;
+        if let Err(e) = marked {
+            tracing::warn!(error = %e, "the directory could not be told this node is draining");
+        }
     }
 
     /// Claims `code` for a room about to open here: false when a room anywhere holds it (or

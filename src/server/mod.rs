@@ -32,6 +32,7 @@ use crate::shared::Shared;
 use crate::shared::config::ServerConfig;
 use crate::shared::registry::RoomCmd;
 use crate::store::{Store, StoreError};
+use crate::wire::messages::RoomState;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,7 +88,16 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
             }
         })
     };
-    accept::serve(listener, shared.clone(), routes, shutdown).await;
+    // In a cluster a shutdown drains first: no new rooms, the rounds playing end (up to
+    // the drain grace), while the node still serves their sockets.
+    let drained = {
+        let shared = shared.clone();
+        async move {
+            shutdown.await;
+            drain(&shared).await;
+        }
+    };
+    accept::serve(listener, shared.clone(), routes, drained).await;
     tracing::info!("shutting down: closing every room");
     let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&shared)).await;
     retry.abort();
@@ -96,6 +106,42 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
     }
     // The rooms have ended; their threads end with whatever sockets still run there.
     shared.threads.stop();
+}
+
+/// How long a drained node keeps serving after its last round ended, for the results.
+const DRAIN_LINGER: Duration = Duration::from_secs(2);
+
+/// A clustered node's drain: marked draining, it waits until none of its rooms is
+/// counting down or playing, or `UNDERCOOKED_DRAIN_GRACE_S` pass. A node alone (SQLite)
+/// does not wait.
+async fn drain(shared: &Shared) {
+    let Some(cluster) = shared.cluster() else {
+        return;
+    };
+    cluster.drain().await;
+    let grace = Duration::from_secs(shared.config.drain_grace_s);
+    tracing::info!(
+        grace_s = grace.as_secs(),
+        "draining: no new rooms; waiting for the rounds to end"
+    );
+    let started = std::time::Instant::now();
+    loop {
+        let (by_state, _) = shared.rooms.headcount();
+        let playing: u64 = [RoomState::Countdown, RoomState::Playing]
+            .iter()
+            .map(|s| by_state.get(s).copied().unwrap_or(0))
+            .sum();
+        if playing == 0 || started.elapsed() >= grace {
+            // A round that ended while draining has its results frames still on the way:
+            // its players get them before their sockets close.
+            if playing == 0 && !started.elapsed().is_zero() && started.elapsed() < grace {
+                tokio::time::sleep(DRAIN_LINGER.min(grace - started.elapsed())).await;
+            }
+            tracing::info!(rounds_playing = playing, "drained");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }
 
 /// How long a shutdown waits for the history and the disk to take what rounds left.

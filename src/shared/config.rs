@@ -154,6 +154,11 @@ pub struct ServerArgs {
     /// default `http://` and the bound address.
     #[arg(long, env = "UNDERCOOKED_INTERNAL_URL")]
     pub internal_url: Option<String>,
+    /// In a cluster: seconds a SIGTERM waits for the node's rounds to end while it takes
+    /// no new rooms (draining), before the usual shutdown aborts what still plays.
+    #[arg(long, env = "UNDERCOOKED_DRAIN_GRACE_S", default_value = "60",
+          value_parser = ranged::<u64>("UNDERCOOKED_DRAIN_GRACE_S", 0, 3600))]
+    pub drain_grace_s: u64,
 }
 
 /// The caps on connections (docs/SECURITY.md says what each refusal looks like).
@@ -219,6 +224,7 @@ pub struct ServerConfig {
     pub node_id: Option<String>,
     pub public_url: Option<String>,
     pub internal_url: Option<String>,
+    pub drain_grace_s: u64,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -302,6 +308,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             node_id: a.node_id,
             public_url: a.public_url,
             internal_url: a.internal_url,
+            drain_grace_s: a.drain_grace_s,
         })
     }
 }
@@ -367,6 +374,7 @@ impl Default for ServerConfig {
             node_id: None,
             public_url: None,
             internal_url: None,
+            drain_grace_s: 60,
         }
     }
 }

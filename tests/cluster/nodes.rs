@@ -362,3 +362,99 @@ async fn twelve_quick_plays_over_three_nodes_fill_three_rooms_of_four() {
         node.stop().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_drains_a_node_its_round_finishes_and_no_new_room_lands_there() {
+    if !postgres::available() {
+        return;
+    }
+    // Given node A as a process, with a round of two cooks playing on it, and node B,
+    let url = postgres::database();
+    let dir = folder("drain");
+    let key = dir.join("session.key");
+    let port = server::free_addr().port();
+    let mut child = server::serve_child(
+        port,
+        "tests/fixtures/levels",
+        &dir.join("a"),
+        &[
+            ("UNDERCOOKED_DB", std::path::Path::new(&url)),
+            ("UNDERCOOKED_SESSION_KEY_FILE", &key),
+        ],
+        std::process::Stdio::null(),
+    );
+    let a = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    server::wait_up(a).await;
+    let mut b = nodes(&url, &key, 1).await;
+    let (code, host) = server::create_room(a, "Ann").await;
+    let (_, joined) = server::join_room(a, &code, "Bob").await;
+    let guest = joined["you"]["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    let mut ann = Client::hello(a, &code, &host).await;
+    let mut bob = Client::hello(a, &code, &guest).await;
+    ann.send(json!({"type": "set_level", "level": "01_quick_soup"}))
+        .await;
+    bob.send(json!({"type": "ready"})).await;
+    loop {
+        if ann.expect("lobby").await["can_start"] == true {
+            break;
+        }
+    }
+    ann.send(json!({"type": "start"})).await;
+    let level = b[0].level("01_quick_soup");
+    let seats = [
+        tokio::spawn(server::play(ann, 0, level.clone())),
+        tokio::spawn(server::play(bob, 1, level)),
+    ];
+    // when A gets SIGTERM mid-round,
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(term.success());
+    // then the directory says it is draining, and quick play through B opens a room on B,
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (draining,): (bool,) = sqlx::query_as("SELECT draining FROM nodes WHERE id = $1")
+            .bind(a.to_string())
+            .fetch_one(&pool)
+            .await
+            .expect("A's row");
+        if draining {
+            break;
+        }
+        assert!(Instant::now() < deadline, "A never said it was draining");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, quick) = server::http(b[0].addr, "POST", "/api/rooms/quick", Some("{}"), &[]).await;
+    assert_eq!(
+        quick["ws_url"],
+        format!(
+            "ws://{}/ws/{}",
+            b[0].addr,
+            quick["room_code"].as_str().unwrap_or("")
+        ),
+        "{quick}"
+    );
+    // the round plays to its end (won, not aborted), and then A stops by itself.
+    for s in seats {
+        s.await.expect("a seat plays to the end");
+    }
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .expect("join")
+        .expect("wait");
+    assert!(status.success(), "{status}");
+    let (result,): (Option<String>,) =
+        sqlx::query_as("SELECT result FROM rounds WHERE room_code = $1")
+            .bind(&code)
+            .fetch_one(&pool)
+            .await
+            .expect("the round");
+    assert_eq!(result.as_deref(), Some("won"));
+    b[0].stop().await;
+}
