@@ -223,3 +223,86 @@ async fn two_nodes_finishing_rounds_for_one_player_at_once_lose_no_increment() {
         assert_eq!(x + y, 1, "round {i}: completion reported once ({x} + {y})");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgresql_stopped_mid_round_the_round_plays_on_and_the_history_catches_up() {
+    if !postgres::available() {
+        return;
+    }
+    // Given a node on a PostgreSQL of its own (this test stops it),
+    let pg_server = postgres::Cluster::start_new();
+    let url = pg_server.database();
+    let mut server = server::start(&[("UNDERCOOKED_DB", &url)]).await;
+    let (code, _, _, a, b) = server::two_player_round(&server, "01_quick_soup").await;
+    let level = server.level("01_quick_soup");
+    let seats = [
+        tokio::spawn(server::play(a, 0, level.clone())),
+        tokio::spawn(server::play(b, 1, level)),
+    ];
+    // when PostgreSQL stops while the round plays,
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    pg_server.stop();
+    // then the round plays to its end all the same, and /healthz says the storage is degraded;
+    for s in seats {
+        s.await.expect("a seat plays to the end");
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
+        if health["storage"] == "degraded" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never degraded: {health}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // when it comes back, the history catches up: the round is there with its result,
+    pg_server.start();
+    let live = pg(server.shared.store().expect("the history"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let result = loop {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT result FROM rounds WHERE room_code = $1")
+                .bind(&code)
+                .fetch_optional(&live)
+                .await
+                .unwrap_or(None);
+        if let Some((Some(result),)) = row {
+            break result;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the round never reached the history"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(result, "won");
+    let events: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key LIKE $1 || '-%'")
+            .bind(&code)
+            .fetch_one(&live)
+            .await
+            .expect("events");
+    assert!(events > 0, "the round's events too");
+    // /healthz is ok again, and the node's lease is live again (its rooms are listed).
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (_, health) = server::http(server.addr, "GET", "/healthz", None, &[]).await;
+        let live_lease: Option<(i64,)> =
+            sqlx::query_as("SELECT 1::BIGINT FROM nodes WHERE lease_until > now()")
+                .fetch_optional(&live)
+                .await
+                .unwrap_or(None);
+        if health["storage"] == "ok" && live_lease.is_some() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not ok again: {health}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    server.stop().await;
+}
