@@ -28,17 +28,24 @@ pub struct Answer {
     pub body: Bytes,
 }
 
-/// Sends `method path` with `body` to `base` (`http://host:port`), as this node, for the
-/// player at `source`.
+/// What a forwarded request carries besides its body: the node secret, and the player's
+/// address and `Authorization` (a host's bot calls) when it has them.
+#[derive(Clone, Copy)]
+pub struct Sender<'a> {
+    pub secret: &'a str,
+    pub source: Option<&'a str>,
+    pub authorization: Option<&'a str>,
+}
+
+/// Sends `method path` with `body` to `base` (`http://host:port`), as this node.
 pub async fn send(
     base: &str,
     method: &str,
     path: &str,
     body: Bytes,
-    secret: &str,
-    source: Option<&str>,
+    from: Sender<'_>,
 ) -> Result<Answer, Unanswered> {
-    match tokio::time::timeout(TIMEOUT, exchange(base, method, path, body, secret, source)).await {
+    match tokio::time::timeout(TIMEOUT, exchange(base, method, path, body, from)).await {
         Ok(r) => r.map_err(Unanswered::Failed),
         Err(_) => Err(Unanswered::TimedOut),
     }
@@ -49,8 +56,7 @@ async fn exchange(
     method: &str,
     path: &str,
     body: Bytes,
-    secret: &str,
-    source: Option<&str>,
+    from: Sender<'_>,
 ) -> Result<Answer, String> {
     let authority = base
         .strip_prefix("http://")
@@ -71,9 +77,12 @@ async fn exchange(
         .uri(path)
         .header("host", authority)
         .header("content-type", "application/json")
-        .header(super::SECRET_HEADER, secret);
-    if let Some(source) = source {
+        .header(super::SECRET_HEADER, from.secret);
+    if let Some(source) = from.source {
         request = request.header(super::SOURCE_HEADER, source);
+    }
+    if let Some(auth) = from.authorization {
+        request = request.header("authorization", auth);
     }
     let request = request.body(Full::new(body)).map_err(|e| e.to_string())?;
     let response = sender

@@ -27,6 +27,7 @@ pub async fn to_owner(
     path: &str,
     body: Bytes,
     from: Option<Source>,
+    authorization: Option<&str>,
 ) -> Response {
     let gone = || refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, "no such room");
     let owner = match cluster.owner_of(room).await {
@@ -39,16 +40,12 @@ pub async fn to_owner(
         }
     };
     let source = from.map(Source::to_header);
-    match forward::send(
-        &owner.internal_http,
-        method,
-        path,
-        body,
-        cluster.secret(),
-        source.as_deref(),
-    )
-    .await
-    {
+    let sender = forward::Sender {
+        secret: cluster.secret(),
+        source: source.as_deref(),
+        authorization,
+    };
+    match forward::send(&owner.internal_http, method, path, body, sender).await {
         Ok(a) => {
             let status = StatusCode::from_u16(a.status).unwrap_or(StatusCode::BAD_GATEWAY);
             let mut r = Response::new(a.body.into());

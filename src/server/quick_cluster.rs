@@ -98,16 +98,12 @@ async fn seat_anywhere(
             let body = json!({"token": who.token, "name": who.name}).to_string();
             let path = format!("/internal/rooms/{code}/join");
             let source = from.map(Source::to_header);
-            match forward::send(
-                &internal,
-                "POST",
-                &path,
-                body.into(),
-                cluster.secret(),
-                source.as_deref(),
-            )
-            .await
-            {
+            let sender = forward::Sender {
+                secret: cluster.secret(),
+                source: source.as_deref(),
+                authorization: None,
+            };
+            match forward::send(&internal, "POST", &path, body.into(), sender).await {
                 Ok(a) if a.status == 200 && seat_given(&a.body) => {
                     let mut r = Response::new(a.body.into());
                     r.headers_mut().insert(

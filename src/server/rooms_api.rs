@@ -220,9 +220,10 @@ pub async fn join_room(
         && let Some(cluster) = shared.cluster()
     {
         let path = format!("/internal/rooms/{room}/join");
-        return Ok(
-            super::cluster_api::to_owner(cluster, &room, "POST", &path, body.bytes, from).await,
-        );
+        return Ok(super::cluster_api::to_owner(
+            cluster, &room, "POST", &path, body.bytes, from, None,
+        )
+        .await);
     }
     join_here(room, shared, body, from).await
 }
@@ -352,6 +353,22 @@ pub async fn add_bot(
     shared: Arc<Shared>,
     body: Body,
 ) -> Result<Response, Rejection> {
+    // A host whose page is on another node: the owner answers.
+    if shared.rooms.get(&room).is_none()
+        && let Some(cluster) = shared.cluster()
+    {
+        let path = format!("/api/rooms/{room}/bots");
+        let r = super::cluster_api::to_owner(
+            cluster,
+            &room,
+            "POST",
+            &path,
+            body.bytes,
+            None,
+            auth.as_deref(),
+        );
+        return Ok(r.await);
+    }
     let Some(token) = bearer(auth) else {
         return Ok(no_token());
     };
@@ -381,6 +398,22 @@ pub async fn remove_bot(
     auth: Option<String>,
     shared: Arc<Shared>,
 ) -> Result<Response, Rejection> {
+    if shared.rooms.get(&room).is_none()
+        && let Some(cluster) = shared.cluster()
+    {
+        let path = format!("/api/rooms/{room}/bots/{seat}");
+        let none = bytes::Bytes::new();
+        let r = super::cluster_api::to_owner(
+            cluster,
+            &room,
+            "DELETE",
+            &path,
+            none,
+            None,
+            auth.as_deref(),
+        );
+        return Ok(r.await);
+    }
     let Some(token) = bearer(auth) else {
         return Ok(no_token());
     };
@@ -404,9 +437,10 @@ pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, 
         if let Some(cluster) = shared.cluster() {
             let path = format!("/api/rooms/{room}");
             let none = bytes::Bytes::new();
-            return Ok(
-                super::cluster_api::to_owner(cluster, &room, "GET", &path, none, None).await,
-            );
+            return Ok(super::cluster_api::to_owner(
+                cluster, &room, "GET", &path, none, None, None,
+            )
+            .await);
         }
         return Ok(gone("no such room"));
     };
