@@ -4,11 +4,14 @@
 //! PostgreSQL starts a cluster of its own. Without PostgreSQL's binaries they are skipped,
 //! unless `CI` is set (then they fail: `.ci/run` installs `postgresql`).
 
+#[path = "../browser/mod.rs"]
+mod browser;
 #[path = "../postgres/mod.rs"]
 mod postgres;
 #[path = "../server/mod.rs"]
 mod server;
 
+mod browser_join;
 mod nodes;
 mod sql;
 mod store;
