@@ -10,6 +10,8 @@
 //! write chain (as a `Must`: never dropped), and a session loaded again has its `last_seen`
 //! refreshed the same way, as is every hour of a session a room keeps: a session in use
 //! never expires (`store::sessions::expire`, only for sessions that never finished a round).
+//! On a database other nodes share (PostgreSQL), a cached session's unlocked level is read
+//! again each time an edge loads it, so a level won on another node counts here.
 
 use super::admission::Source;
 use super::newcomers::Newcomers;
@@ -118,9 +120,12 @@ impl Sessions {
     /// that cannot answer counts as not knowing the token (logged).
     pub async fn load(&self, token: &str) -> Option<Session> {
         let hash = self.hash(token);
-        if let Some(c) = self.cache().get_mut(&hash) {
+        let cached = self.cache().get_mut(&hash).map(|c| {
             c.used = Instant::now();
-            return Some(c.session.clone());
+            c.session.clone()
+        });
+        if let Some(session) = cached {
+            return Some(self.refreshed(&hash, session).await);
         }
         let store = self.store.get()?;
         let row = match crate::store::sessions::find(store, &hash).await {
@@ -150,6 +155,31 @@ impl Sessions {
         drop(cache);
         self.persist(&hash, &s);
         Some(s)
+    }
+
+    /// A cached session as the database has it now, when other nodes share the database
+    /// (PostgreSQL): a level unlocked by a round on another node counts here from the next
+    /// time the token reaches this node. A database that does not answer leaves the cached
+    /// session as it is.
+    async fn refreshed(&self, hash: &str, session: Session) -> Session {
+        let Some(store) = self.store.get() else {
+            return session;
+        };
+        if store.dialect() != crate::store::db::Dialect::Postgres {
+            return session;
+        }
+        let Ok(Some(row)) = crate::store::sessions::find(store, hash).await else {
+            return session;
+        };
+        let mut cache = self.cache();
+        match cache.get_mut(hash) {
+            Some(c) if row.unlocked > c.session.unlocked => {
+                c.session.unlocked = row.unlocked;
+                c.session.clone()
+            }
+            Some(c) => c.session.clone(),
+            None => session,
+        }
     }
 
     /// The session of a token, created (level 1 unlocked) the first time it is seen. A

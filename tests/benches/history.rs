@@ -5,6 +5,10 @@
 //! - 500 rooms feeding batches at the pace of a bot-played round (20 ticks a second) for
 //!   10 s: how many batches are dropped;
 //! - `reindex` of the golden replays into a fresh database: rounds per second.
+//!
+//! Into SQLite by default; with `UNDERCOOKED_BENCH_PG` set to a PostgreSQL server's URL (any
+//! database on it, e.g. `postgres://postgres@127.0.0.1:5433/postgres`), into a fresh
+//! PostgreSQL database per part instead.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -56,12 +60,31 @@ fn meta(key: &str) -> Arc<RoundMeta> {
     })
 }
 
+/// A fresh database for one part: SQLite in `dir`, or a new PostgreSQL database.
+async fn fresh_database(name: &str, dir: &std::path::Path) -> String {
+    let Ok(server) = std::env::var("UNDERCOOKED_BENCH_PG") else {
+        return format!("sqlite://{}", dir.join("h.db").display());
+    };
+    let admin = sqlx::PgPool::connect(&server).await.unwrap();
+    let db = format!("hbench_{name}_{}", std::process::id());
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db}")))
+        .execute(&admin)
+        .await
+        .unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
+        .execute(&admin)
+        .await
+        .unwrap();
+    let (base, _) = server.rsplit_once('/').unwrap();
+    format!("{base}/{db}")
+}
+
 async fn fresh_chain(name: &str) -> (Chain, Store, std::path::PathBuf) {
     let dir =
         std::env::temp_dir().join(format!("undercooked-hbench-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let store = Store::open(&format!("sqlite://{}", dir.join("h.db").display()))
+    let store = Store::open(&fresh_database(name, &dir).await)
         .await
         .unwrap();
     let chain = Chain::start(store.clone(), dir.join("outbox"), Arc::new(|_, _| {}))

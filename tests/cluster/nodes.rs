@@ -458,3 +458,147 @@ async fn sigterm_drains_a_node_its_round_finishes_and_no_new_room_lands_there() 
     assert_eq!(result.as_deref(), Some("won"));
     b[0].stop().await;
 }
+
+/// The p50 and p95 of `v`, in milliseconds.
+fn p50_p95(v: &mut [Duration]) -> (f64, f64) {
+    v.sort_unstable();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
+    (at(0.5), at(0.95))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "a measurement for docs/PERFORMANCE.md: cargo test --release --test cluster measure_ -- --ignored --nocapture"]
+async fn measure_a_join_through_another_node_against_a_local_one() {
+    if !postgres::available() {
+        return;
+    }
+    let url = postgres::database();
+    let dir = folder("measure-join");
+    let mut n = nodes(&url, &dir.join("session.key"), 2).await;
+    let (mut local, mut forwarded) = (Vec::new(), Vec::new());
+    for i in 0..300 {
+        let (code, _) = server::create_room(n[0].addr, "Host").await;
+        let path = format!("/api/rooms/{code}/join");
+        // Alternating which goes first, so neither always meets a warmer room.
+        for through_b in [i % 2 == 0, i % 2 == 1] {
+            let node = if through_b { n[1].addr } else { n[0].addr };
+            let started = Instant::now();
+            let (status, v) = server::http(node, "POST", &path, Some("{}"), &[]).await;
+            let took = started.elapsed();
+            assert_eq!(status, 200, "{v}");
+            if through_b {
+                forwarded.push(took);
+            } else {
+                local.push(took);
+            }
+        }
+    }
+    let (l50, l95) = p50_p95(&mut local);
+    let (f50, f95) = p50_p95(&mut forwarded);
+    eprintln!(
+        "join, 300 each: on the owner p50 {l50:.2} ms p95 {l95:.2} ms; through another node p50 {f50:.2} ms p95 {f95:.2} ms; p95 added {:.2} ms",
+        f95 - l95
+    );
+    for node in &mut n {
+        node.stop().await;
+    }
+}
+
+/// Whether `token`'s level list on `node` shows level `id` unlocked.
+async fn unlocked(node: &TestServer, token: &str, id: &str) -> bool {
+    let auth = format!("Bearer {token}");
+    let (_, v) = server::http(
+        node.addr,
+        "GET",
+        "/api/levels",
+        None,
+        &[("Authorization", auth.as_str())],
+    )
+    .await;
+    v["levels"]
+        .as_array()
+        .and_then(|l| l.iter().find(|x| x["id"] == id))
+        .is_some_and(|x| x["unlocked"] == true)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_level_won_on_node_a_is_playable_on_node_b() {
+    if !postgres::available() {
+        return;
+    }
+    // Given Ann and Bob, each with a session first seen on node B (level 1 only),
+    let url = postgres::database();
+    let dir = folder("unlock");
+    let mut n = nodes(&url, &dir.join("session.key"), 2).await;
+    let (_, ann) = server::create_room(n[1].addr, "Ann").await;
+    let (_, bob) = server::create_room(n[1].addr, "Bob").await;
+    for t in [&ann, &bob] {
+        assert!(!unlocked(&n[1], t, "02_slow_soup").await);
+    }
+    // when they win level 1 together on node A,
+    let (status, made) = post(
+        &n[0],
+        "/api/rooms",
+        json!({"name": "Ann", "token": ann}),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    let code = made["room_code"].as_str().expect("a code").to_string();
+    let (status, _) = post(
+        &n[0],
+        &format!("/api/rooms/{code}/join"),
+        json!({"name": "Bob", "token": bob}),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let mut a = Client::hello(n[0].addr, &code, &ann).await;
+    let mut b = Client::hello(n[0].addr, &code, &bob).await;
+    a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
+        .await;
+    b.send(json!({"type": "ready"})).await;
+    loop {
+        if a.expect("lobby").await["can_start"] == true {
+            break;
+        }
+    }
+    a.send(json!({"type": "start"})).await;
+    let level = n[0].level("01_quick_soup");
+    let (ta, tb) = (
+        tokio::spawn(server::play(a, 0, level.clone())),
+        tokio::spawn(server::play(b, 1, level)),
+    );
+    ta.await.expect("Ann plays");
+    tb.await.expect("Bob plays");
+    // then whoever A credited with the win (a seat that did some work) has level 2 on B
+    // too, and picks it there.
+    let mut winner = None;
+    for t in [&ann, &bob] {
+        if unlocked(&n[0], t, "02_slow_soup").await {
+            winner = Some(t.clone());
+        }
+    }
+    let winner = winner.expect("A credited someone with the win");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !unlocked(&n[1], &winner, "02_slow_soup").await {
+        assert!(Instant::now() < deadline, "B never saw the unlock");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (status, room) = post(&n[1], "/api/rooms", json!({"token": winner}), None).await;
+    assert_eq!(status, 201, "{room}");
+    let code = room["room_code"].as_str().expect("a code").to_string();
+    let mut c = Client::hello(n[1].addr, &code, &winner).await;
+    c.send(json!({"type": "set_level", "level": "02_slow_soup"}))
+        .await;
+    loop {
+        let v = c.expect_any(&["lobby", "err"]).await;
+        assert_eq!(v["type"], "lobby", "set_level on B was refused: {v}");
+        if v["level"] == "02_slow_soup" {
+            break;
+        }
+    }
+    for node in &mut n {
+        node.stop().await;
+    }
+}
