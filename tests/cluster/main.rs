@@ -9,6 +9,7 @@ mod postgres;
 #[path = "../server/mod.rs"]
 mod server;
 
+mod replays;
 mod sql;
 mod store;
 
