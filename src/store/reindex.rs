@@ -199,7 +199,7 @@ async fn index_bytes(
             let mut tx = p.begin().await.map_err(|e| e.to_string())?;
             let written = index_rows(&mut *tx, &read, fold, &meta, &identity, defs).await;
             if let Ok(Indexed::Round { .. }) = written {
-                let put = stored_replays::put(&mut *tx, &round_key, &identity, bytes).await;
+                let put = stored_replays::put(&mut tx, &round_key, &identity, bytes).await;
                 if let stored_replays::Put::Clash(why) = put.map_err(|e| e.to_string())? {
                     return Ok(Indexed::Clash(why));
                 }
