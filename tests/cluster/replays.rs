@@ -309,3 +309,76 @@ async fn an_upload_that_failed_is_done_later() {
     assert_eq!(uploads.stats.kept.load(Relaxed), 1, "{:?}", uploads.stats);
     third.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_uploads_every_local_replay_and_a_longer_copy_replaces_a_torn_one() {
+    if !postgres::available() {
+        return;
+    }
+    use undercooked::store::{Store, stored_replays};
+    // Given the golden corpus as a node's replay folder, and one of its rounds already
+    // stored torn (its first half, as a crash would have left it at an earlier start),
+    let url = postgres::database();
+    let store = Store::open(&url).await.expect("open the database");
+    let db = stored_replays::pg(&store)
+        .expect("a PostgreSQL store")
+        .clone();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("replays");
+    let files = undercooked::log::replay_files(&dir).expect("the golden corpus");
+    assert_eq!(files.len(), 10);
+    let first = std::fs::read(&files[0]).expect("a golden replay");
+    let (torn_key, identity) = stored_replays::header_of(&first).expect("a header");
+    let half = &first[..first.len() / 2];
+    let mut conn = db.acquire().await.expect("a connection");
+    let put = stored_replays::put(&mut conn, &torn_key, &identity, half).await;
+    assert_eq!(
+        put.expect("store the torn copy"),
+        stored_replays::Put::Stored
+    );
+    drop(conn);
+    // when the uploads start on that folder,
+    let started = Instant::now();
+    let uploads = stored_replays::Uploads::start(&store, &dir)
+        .await
+        .expect("uploads run on PostgreSQL");
+    let done = until(30, || async { (uploads.pending() == 0).then_some(()) }).await;
+    assert!(done.is_some(), "{:?}", uploads.stats);
+    let (bytes, micros) = (
+        uploads.stats.bytes.load(Relaxed),
+        uploads.stats.micros.load(Relaxed),
+    );
+    eprintln!(
+        "start-up upload of 10 replays, {bytes} bytes: {:.1} ms uploading ({:.1} ms until none was pending)",
+        micros as f64 / 1000.0,
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    // then every file is stored byte for byte, the torn copy replaced by the whole file,
+    assert_eq!(
+        uploads.stats.uploaded.load(Relaxed),
+        10,
+        "{:?}",
+        uploads.stats
+    );
+    for file in &files {
+        let local = std::fs::read(file).expect("a golden replay");
+        let (key, _) = stored_replays::header_of(&local).expect("a header");
+        assert!(
+            stored_bytes(&db, &key).await == Some(local),
+            "{} is stored whole",
+            file.display()
+        );
+    }
+    // and a second start stores nothing again.
+    let again = stored_replays::Uploads::start(&store, &dir)
+        .await
+        .expect("uploads run on PostgreSQL");
+    let done = until(30, || async { (again.pending() == 0).then_some(()) }).await;
+    assert!(done.is_some(), "{:?}", again.stats);
+    assert_eq!(again.stats.uploaded.load(Relaxed), 0, "{:?}", again.stats);
+    assert_eq!(again.stats.kept.load(Relaxed), 10, "{:?}", again.stats);
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM replay_files")
+        .fetch_one(&db)
+        .await
+        .expect("count replay_files");
+    assert_eq!(count, 10);
+}
