@@ -40,6 +40,7 @@
 //! on top of all of these.
 
 pub mod bots;
+pub mod cluster;
 pub mod frame_budget;
 pub mod fuzz_entry;
 pub mod levels;

@@ -68,9 +68,14 @@ pub struct Room {
 /// Creates a room, registers it and starts its task. `None` when the process is at
 /// `max_rooms`.
 pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
+    spawn_as(shared, None)
+}
+
+/// A new room under `code` (claimed in the cluster's directory first), or a fresh code.
+pub fn spawn_as(shared: &Arc<Shared>, code: Option<String>) -> Option<(String, RoomHandle)> {
     let placement = shared.threads.pick();
     let max = shared.config.max_rooms;
-    let Some((code, handle, rx)) = shared.rooms.open(max, placement.thread) else {
+    let Some((code, handle, rx)) = shared.rooms.open(max, placement.thread, code) else {
         shared.threads.leave(placement);
         return None;
     };
@@ -279,6 +284,7 @@ impl Room {
             self.seats.seated(),
             self.seats.spectators.len(),
         );
+        self.info.publish_level(self.level.as_deref());
     }
 
     /// Sends a frame to one connection without waiting. A full send queue drops it; a dropped

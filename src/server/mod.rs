@@ -13,8 +13,10 @@
 mod accept;
 mod assets;
 mod body;
+mod cluster_api;
 mod info;
 mod metrics;
+mod quick_cluster;
 pub(crate) mod replay_cache;
 mod replay_decode;
 mod replays_api;

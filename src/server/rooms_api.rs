@@ -12,7 +12,7 @@ use super::reply::{answer, refuse};
 use crate::shared::Shared;
 use crate::shared::admission::Source;
 use crate::shared::random;
-use crate::shared::registry::{Reservation, RoomCmd};
+use crate::shared::registry::{Reservation, RoomCmd, RoomHandle};
 use crate::wire::messages::{Refusal, code, limits, renders_blank, sanitize_name};
 use serde::Deserialize;
 use serde_json::json;
@@ -32,9 +32,9 @@ struct JoinBody {
 }
 
 /// Who asks for a seat: the token (minted when the body has none) and the name.
-struct SeatRequest {
-    token: String,
-    name: Option<String>,
+pub(super) struct SeatRequest {
+    pub(super) token: String,
+    pub(super) name: Option<String>,
 }
 
 /// Parses a `{name?, token?}` body strictly (an empty body is `{}`) and looks its token's
@@ -103,7 +103,7 @@ fn parse_seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
     })
 }
 
-async fn reserve(
+pub(super) async fn reserve(
     shared: &Shared,
     room: &str,
     who: &SeatRequest,
@@ -119,11 +119,64 @@ async fn reserve(
     rx.await.map_err(|_| code::ROOM_GONE)?
 }
 
-fn reservation_reply(status: StatusCode, room: &str, r: Reservation) -> Response {
-    answer(
-        status,
-        &json!({"room_code": room, "you": {"token": r.token, "seat": r.seat, "host": r.host}}),
-    )
+/// The seat's answer; in a cluster it names the socket's address on this node (`ws_url`,
+/// additive), which a join forwarded from another node passes on to the player.
+pub(super) fn reservation_reply(
+    shared: &Shared,
+    status: StatusCode,
+    room: &str,
+    r: Reservation,
+) -> Response {
+    let mut body =
+        json!({"room_code": room, "you": {"token": r.token, "seat": r.seat, "host": r.host}});
+    if let Some(c) = shared.cluster() {
+        body["ws_url"] = json!(c.ws_url(room));
+    }
+    answer(status, &body)
+}
+
+/// Opens a room on this node. In a cluster its code is claimed in the directory first (a
+/// code taken anywhere is drawn again), and a draining node opens none.
+pub(super) async fn open_room(shared: &Arc<Shared>) -> Result<(String, RoomHandle), Response> {
+    let full = || {
+        let why = format!(
+            "the server is at its limit of {} rooms",
+            shared.config.max_rooms
+        );
+        refuse(StatusCode::CONFLICT, code::ROOM_FULL, why)
+    };
+    let Some(cluster) = shared.cluster() else {
+        return crate::room::spawn(shared).ok_or_else(full);
+    };
+    if cluster.draining() {
+        return Err(refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            code::ROOM_FULL,
+            "this node is draining (shutting down): it opens no rooms; try another",
+        ));
+    }
+    if shared.rooms.len() >= shared.config.max_rooms {
+        return Err(full());
+    }
+    for _ in 0..8 {
+        let candidate = crate::shared::registry::room_code();
+        match cluster
+            .claim_code(&candidate, shared.config.max_players)
+            .await
+        {
+            Ok(true) => return crate::room::spawn_as(shared, Some(candidate)).ok_or_else(full),
+            Ok(false) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "a room code could not be claimed in the directory");
+                break;
+            }
+        }
+    }
+    Err(refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "storage_unavailable",
+        "the cluster's room directory cannot be reached: no room can be opened now",
+    ))
 }
 
 fn refusal_status(c: &str) -> StatusCode {
@@ -136,15 +189,12 @@ fn refusal_status(c: &str) -> StatusCode {
 
 /// A new room with the caller in seat 0 as host.
 async fn create(shared: &Arc<Shared>, who: SeatRequest) -> Response {
-    let Some((room, _)) = crate::room::spawn(shared) else {
-        let why = format!(
-            "the server is at its limit of {} rooms",
-            shared.config.max_rooms
-        );
-        return refuse(StatusCode::CONFLICT, code::ROOM_FULL, why);
+    let (room, _) = match open_room(shared).await {
+        Ok(opened) => opened,
+        Err(refusal) => return refusal,
     };
     match reserve(shared, &room, &who).await {
-        Ok(r) => reservation_reply(StatusCode::CREATED, &room, r),
+        Ok(r) => reservation_reply(shared, StatusCode::CREATED, &room, r),
         Err(c) => refuse(refusal_status(c), c, "the new room refused the seat"),
     }
 }
@@ -166,12 +216,30 @@ pub async fn join_room(
     body: Body,
     from: Option<Source>,
 ) -> Result<Response, Rejection> {
+    if shared.rooms.get(&room).is_none()
+        && let Some(cluster) = shared.cluster()
+    {
+        let path = format!("/internal/rooms/{room}/join");
+        return Ok(
+            super::cluster_api::to_owner(cluster, &room, "POST", &path, body.bytes, from).await,
+        );
+    }
+    join_here(room, shared, body, from).await
+}
+
+/// A join for a room on this node (the player's own, or one forwarded by another node).
+pub async fn join_here(
+    room: String,
+    shared: Arc<Shared>,
+    body: Body,
+    from: Option<Source>,
+) -> Result<Response, Rejection> {
     let who = match seat_request(&shared, &body, from).await {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
     Ok(match reserve(&shared, &room, &who).await {
-        Ok(r) => reservation_reply(StatusCode::OK, &room, r),
+        Ok(r) => reservation_reply(&shared, StatusCode::OK, &room, r),
         Err(c) => {
             let why = if c == code::ROOM_FULL {
                 "every seat is taken"
@@ -194,11 +262,14 @@ pub async fn quick(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
+    if let Some(cluster) = shared.cluster() {
+        return Ok(super::quick_cluster::quick(&shared, cluster, who, from).await);
+    }
     for room in shared.rooms.open_lobbies(shared.config.max_players) {
         if let Ok(r) = reserve(&shared, &room, &who).await
             && r.seat.is_some()
         {
-            return Ok(reservation_reply(StatusCode::OK, &room, r));
+            return Ok(reservation_reply(&shared, StatusCode::OK, &room, r));
         }
     }
     Ok(create(&shared, who).await)
@@ -215,12 +286,9 @@ pub async fn solo(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
-    let Some((room, handle)) = crate::room::spawn(&shared) else {
-        let why = format!(
-            "the server is at its limit of {} rooms",
-            shared.config.max_rooms
-        );
-        return Ok(refuse(StatusCode::CONFLICT, code::ROOM_FULL, why));
+    let (room, handle) = match open_room(&shared).await {
+        Ok(opened) => opened,
+        Err(refusal) => return Ok(refusal),
     };
     let (reply, rx) = oneshot::channel();
     let cmd = RoomCmd::Solo {
@@ -233,7 +301,7 @@ pub async fn solo(
         Err(_) => Err(code::ROOM_GONE),
     };
     Ok(match answer_ {
-        Ok(r) => reservation_reply(StatusCode::CREATED, &room, r),
+        Ok(r) => reservation_reply(&shared, StatusCode::CREATED, &room, r),
         Err(c) => refuse(refusal_status(c), c, "the new room could not be set up"),
     })
 }
@@ -333,6 +401,13 @@ pub async fn remove_bot(
 pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
     let gone = |why: &str| refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, why);
     let Some(handle) = shared.rooms.get(&room) else {
+        if let Some(cluster) = shared.cluster() {
+            let path = format!("/api/rooms/{room}");
+            let none = bytes::Bytes::new();
+            return Ok(
+                super::cluster_api::to_owner(cluster, &room, "GET", &path, none, None).await,
+            );
+        }
         return Ok(gone("no such room"));
     };
     let (reply, rx) = oneshot::channel();
@@ -340,7 +415,13 @@ pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, 
         return Ok(gone("the room closed"));
     }
     Ok(match rx.await {
-        Ok(status) => answer(StatusCode::OK, &status),
+        Ok(status) => {
+            let mut body = serde_json::to_value(&status).unwrap_or_default();
+            if let Some(c) = shared.cluster() {
+                body["ws_url"] = json!(c.ws_url(&room));
+            }
+            answer(StatusCode::OK, &body)
+        }
         Err(_) => gone("the room closed"),
     })
 }

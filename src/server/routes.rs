@@ -85,6 +85,17 @@ fn rooms(
         .and(warp::get())
         .and(with(shared))
         .and_then(rooms_api::room_status);
+    let internal_join = warp::path!("internal" / "rooms" / String / "join")
+        .and(warp::post())
+        .and(warp::header::optional::<String>(
+            crate::cluster::SECRET_HEADER,
+        ))
+        .and(warp::header::optional::<String>(
+            crate::cluster::SOURCE_HEADER,
+        ))
+        .and(with(shared))
+        .and(body())
+        .and_then(super::cluster_api::internal_join);
     create
         .or(quick)
         .unify()
@@ -97,6 +108,8 @@ fn rooms(
         .or(remove_bot)
         .unify()
         .or(status)
+        .unify()
+        .or(internal_join)
         .unify()
 }
 

@@ -81,6 +81,17 @@ impl Source {
             },
         }
     }
+
+    /// The key as a forwarded request carries it to the room's node (a number, not an
+    /// address: the /64 of an IPv6 player is all that is counted anyway).
+    pub fn to_header(self) -> String {
+        self.0.to_string()
+    }
+
+    /// The key a forwarding node sent; `None` when it is not one.
+    pub fn from_header(text: &str) -> Option<Source> {
+        text.parse().ok().map(Source)
+    }
 }
 
 #[derive(Default)]

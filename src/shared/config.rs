@@ -142,6 +142,18 @@ pub struct ServerArgs {
     /// Every node of a cluster names the same key (a copy of one file); made when missing.
     #[arg(long, env = "UNDERCOOKED_SESSION_KEY_FILE")]
     pub session_key_file: Option<PathBuf>,
+    /// In a cluster (a PostgreSQL history): this node's id, stable across restarts;
+    /// default its internal address (`host:port`).
+    #[arg(long, env = "UNDERCOOKED_NODE_ID")]
+    pub node_id: Option<String>,
+    /// In a cluster: where players reach this node's sockets, `ws://host:port` or
+    /// `wss://…`; default `ws://` and the bound address (127.0.0.1 for an unspecified one).
+    #[arg(long, env = "UNDERCOOKED_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// In a cluster: where other nodes reach this node's HTTP, `http://host:port`;
+    /// default `http://` and the bound address.
+    #[arg(long, env = "UNDERCOOKED_INTERNAL_URL")]
+    pub internal_url: Option<String>,
 }
 
 /// The caps on connections (docs/SECURITY.md says what each refusal looks like).
@@ -203,6 +215,10 @@ pub struct ServerConfig {
     pub new_sessions_per_min: u32,
     /// Where the session key is (`UNDERCOOKED_SESSION_KEY_FILE`); `None`: in the data dir.
     pub session_key_file: Option<PathBuf>,
+    /// The cluster's settings (`None`: default from the bound address).
+    pub node_id: Option<String>,
+    pub public_url: Option<String>,
+    pub internal_url: Option<String>,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -228,6 +244,20 @@ impl TryFrom<ServerArgs> for ServerConfig {
             return Err(ConfigError(format!(
                 "UNDERCOOKED_CONNECTION_RESERVE={} must be less than UNDERCOOKED_MAX_CONNECTIONS={max} (the reserve is part of the cap)",
                 a.connection_reserve
+            )));
+        }
+        if let Some(u) = &a.public_url
+            && !(u.starts_with("ws://") || u.starts_with("wss://"))
+        {
+            return Err(ConfigError(format!(
+                "UNDERCOOKED_PUBLIC_URL={u:?} must start with ws:// or wss:// (where players open sockets)"
+            )));
+        }
+        if let Some(u) = &a.internal_url
+            && !u.starts_with("http://")
+        {
+            return Err(ConfigError(format!(
+                "UNDERCOOKED_INTERNAL_URL={u:?} must start with http:// (where other nodes forward joins)"
             )));
         }
         let connections = ConnectionLimits {
@@ -269,6 +299,9 @@ impl TryFrom<ServerArgs> for ServerConfig {
             session_ttl_s: a.session_ttl_s,
             new_sessions_per_min: a.new_sessions_per_min,
             session_key_file: a.session_key_file,
+            node_id: a.node_id,
+            public_url: a.public_url,
+            internal_url: a.internal_url,
         })
     }
 }
@@ -331,6 +364,9 @@ impl Default for ServerConfig {
             session_ttl_s: 86_400,
             new_sessions_per_min: 30,
             session_key_file: None,
+            node_id: None,
+            public_url: None,
+            internal_url: None,
         }
     }
 }

@@ -52,6 +52,10 @@ pub struct Shared {
     chain: OnceLock<Chain>,
     /// On PostgreSQL: finished rounds' replay files on their way into the database.
     uploads: OnceLock<Uploads>,
+    /// This node in its cluster (a PostgreSQL history only), once joined.
+    cluster: OnceLock<Arc<crate::cluster::Cluster>>,
+    /// The node secret, derived from the session key when the history is attached.
+    node_secret: OnceLock<String>,
     next_conn: AtomicU64,
 }
 
@@ -73,6 +77,8 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             uploads: OnceLock::new(),
+            cluster: OnceLock::new(),
+            node_secret: OnceLock::new(),
             next_conn: AtomicU64::new(1),
         })
     }
@@ -94,6 +100,7 @@ impl Shared {
             error: e.to_string(),
         })?;
         crate::store::sessions::check_key(&store, &key.fingerprint(), &key_file).await?;
+        let _ = self.node_secret.set(crate::cluster::node_secret(&key));
         let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;
         if rekeyed > 0 {
             tracing::info!(
@@ -143,6 +150,51 @@ impl Shared {
     /// The database, when the history is attached.
     pub fn store(&self) -> Option<&Store> {
         self.store.get()
+    }
+
+    /// This node's cluster, when its history is PostgreSQL and it has joined.
+    pub fn cluster(&self) -> Option<&Arc<crate::cluster::Cluster>> {
+        self.cluster.get()
+    }
+
+    /// Joins the cluster when the history is PostgreSQL (nothing to do on SQLite), as the
+    /// node serving at `bound`; starts the lease and the directory's upkeep.
+    pub async fn join_cluster(
+        self: &Arc<Self>,
+        bound: std::net::SocketAddr,
+    ) -> Result<(), StoreError> {
+        let (Some(store), Some(secret)) = (self.store.get(), self.node_secret.get()) else {
+            return Ok(());
+        };
+        let crate::store::Pool::Postgres(pool) = &store.pool else {
+            return Ok(());
+        };
+        let host = if bound.ip().is_unspecified() {
+            std::net::SocketAddr::from(([127, 0, 0, 1], bound.port()))
+        } else {
+            bound
+        };
+        let c = &self.config;
+        let at = crate::cluster::Addresses {
+            node_id: c.node_id.clone().unwrap_or_else(|| host.to_string()),
+            public_ws: c
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("ws://{host}"))
+                .trim_end_matches('/')
+                .to_string(),
+            internal_http: c
+                .internal_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{host}"))
+                .trim_end_matches('/')
+                .to_string(),
+        };
+        let cluster =
+            Arc::new(crate::cluster::Cluster::join(pool.clone(), at, secret.clone()).await?);
+        let _ = self.cluster.set(cluster.clone());
+        tokio::spawn(crate::cluster::keep(Arc::downgrade(self), cluster));
+        Ok(())
     }
 
     /// A fresh connection id (ids are never reused, so a late close names only itself).

@@ -97,6 +97,8 @@ pub struct RoomInfo {
     /// When the room's timer last ticked, in microseconds after `opened`.
     last_tick_us: AtomicU64,
     opened: Instant,
+    /// The level picked, for the cluster's directory.
+    level: Mutex<Option<String>>,
 }
 
 impl RoomInfo {
@@ -108,6 +110,20 @@ impl RoomInfo {
             send_queue_high: AtomicU8::new(0),
             last_tick_us: AtomicU64::new(0),
             opened: Instant::now(),
+            level: Mutex::new(None),
+        }
+    }
+
+    /// The level the room has picked (`None` before one is).
+    pub fn level(&self) -> Option<String> {
+        crate::lock::lock(&self.level).clone()
+    }
+
+    /// The room publishes its level (with its state, after every command and tick).
+    pub fn publish_level(&self, level: Option<&str>) {
+        let mut held = crate::lock::lock(&self.level);
+        if held.as_deref() != level {
+            *held = level.map(str::to_string);
         }
     }
 
@@ -180,7 +196,7 @@ pub struct Registry {
 /// Room codes: 5 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
 const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
-fn room_code() -> String {
+pub fn room_code() -> String {
     let mut buf = [0u8; 5];
     super::random::fill(&mut buf);
     buf.iter()
@@ -193,23 +209,27 @@ impl Registry {
         crate::lock::lock(&self.rooms)
     }
 
-    /// Registers a new room, on room thread `thread`, under a fresh code: its code, its
-    /// handle and its mailbox's receiving end. `None` when `max_rooms` are open.
+    /// Registers a new room, on room thread `thread`, under `code` (one the cluster's
+    /// directory gave it) or a fresh one: its code, its handle and its mailbox's receiving
+    /// end. `None` when `max_rooms` are open or `code` is taken here.
     pub fn open(
         &self,
         max_rooms: usize,
         thread: usize,
+        code: Option<String>,
     ) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
         let mut rooms = self.rooms();
-        if rooms.len() >= max_rooms {
+        if rooms.len() >= max_rooms || code.as_ref().is_some_and(|c| rooms.contains_key(c)) {
             return None;
         }
-        let code = loop {
-            let c = room_code();
-            if !rooms.contains_key(&c) {
-                break c;
+        let code = code.unwrap_or_else(|| {
+            loop {
+                let c = room_code();
+                if !rooms.contains_key(&c) {
+                    break c;
+                }
             }
-        };
+        });
         let (tx, rx) = mpsc::channel(MAILBOX);
         let handle = RoomHandle {
             tx,
@@ -232,6 +252,22 @@ impl Registry {
 
     pub fn all(&self) -> Vec<RoomHandle> {
         self.rooms().values().cloned().collect()
+    }
+
+    /// Every open room with its code.
+    pub fn by_code(&self) -> Vec<(String, RoomHandle)> {
+        self.rooms()
+            .iter()
+            .map(|(c, h)| (c.clone(), h.clone()))
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.rooms().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rooms().is_empty()
     }
 
     /// Lobbies with a free seat, fullest first (ties by code): where quick play looks.

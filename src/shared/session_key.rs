@@ -69,6 +69,12 @@ impl SessionKey {
         to_hex(&self.0)
     }
 
+    /// A secret derived from the key for `label` (HMAC, hex): the node secret, shared by
+    /// every node that shares the key, and revealing nothing of it.
+    pub fn derive(&self, label: &str) -> String {
+        self.keyed(label.as_bytes())
+    }
+
     /// What identifies the key without revealing it: the first 16 bytes of its HMAC over a
     /// fixed label, hex. Stored in a shared database so every node can check it holds the
     /// same key.

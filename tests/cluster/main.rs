@@ -9,6 +9,7 @@ mod postgres;
 #[path = "../server/mod.rs"]
 mod server;
 
+mod nodes;
 mod replays;
 mod sql;
 mod store;

@@ -95,6 +95,10 @@ async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) 
     let shared = undercooked::server::open(config, levels, &db)
         .await
         .expect("the test server opens its history");
+    shared
+        .join_cluster(addr)
+        .await
+        .expect("the test server joins its cluster (on PostgreSQL)");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let s = shared.clone();
     let handle = tokio::spawn(async move {

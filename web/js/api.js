@@ -56,11 +56,37 @@ function seatBody() {
   return body;
 }
 
-/** A room reservation (create, join, quick, solo): remembers the token it gave. */
+/** A room reservation (create, join, quick, solo): remembers the token it gave, and, in
+ *  a cluster, the address of the room's own node for its socket (`ws_url`). */
 async function reserve(path) {
   const r = await call('POST', path, seatBody());
   me.token = r.you.token;
+  rememberSocket(r.room_code, r.ws_url);
   return r;
+}
+
+const SOCKET_KEY = (code) => `uc.ws.${code}`;
+
+function rememberSocket(code, url) {
+  if (code && typeof url === 'string' && /^wss?:\/\//.test(url)) sessionStorage.setItem(SOCKET_KEY(code), url);
+}
+
+/** Where room `code`'s socket is: the node that holds it, as the server said (a cluster of
+ *  several nodes), else this page's own server. Asks the server when this tab was never
+ *  told (a reload elsewhere, or watching by code). */
+export async function socketUrl(code) {
+  let url = sessionStorage.getItem(SOCKET_KEY(code));
+  if (!url) {
+    try {
+      rememberSocket(code, (await call('GET', `/api/rooms/${encodeURIComponent(code)}`)).ws_url);
+    } catch {
+      // No such room, or no answer: the socket's own refusal will say so.
+    }
+    url = sessionStorage.getItem(SOCKET_KEY(code));
+  }
+  if (url) return url;
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${proto}://${location.host}/ws/${encodeURIComponent(code)}`;
 }
 
 export const api = {

@@ -3,6 +3,8 @@
 // restart, a broken network) reconnect with back-off and rejoin the same seat with the
 // stored token; 4400-4404 are final, with a sentence saying why.
 
+import { socketUrl } from './api.js';
+
 export const FINAL = {
   4400: 'This server speaks another version of the game (or the page took too long to say hello).',
   4401: 'This room is gone: it closed, or it never existed.',
@@ -31,15 +33,12 @@ export class Connection {
     this.retryTimer = null;
   }
 
-  url() {
-    const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-    return `${proto}://${location.host}/ws/${encodeURIComponent(this.code)}`;
-  }
-
-  open() {
+  async open() {
     this.stopped = false;
     this.onStatus(this.tries ? 'reconnecting' : 'connecting');
-    const ws = new WebSocket(this.url());
+    const url = await socketUrl(this.code);
+    if (this.stopped) return;
+    const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {
       ws.send(JSON.stringify(this.hello()));

@@ -1,0 +1,104 @@
+//! The HTTP side of a cluster: a request for a room held by another node is sent on to its
+//! owner (`to_owner`), and the owner answers forwarded joins on its internal route
+//! (`internal_join`), which only a node holding the node secret may call.
+//!
+//! When the owner does not answer within `forward::TIMEOUT`, its lease decides: lapsed, the
+//! room is gone (`room_gone`); live, the player is told to try again (503).
+
+use super::body::Body;
+use super::reply::refuse;
+use crate::cluster::forward::{self, Unanswered};
+use crate::cluster::{Cluster, SECRET_HEADER};
+use crate::shared::Shared;
+use crate::shared::admission::Source;
+use crate::wire::messages::code;
+use bytes::Bytes;
+use std::sync::Arc;
+use warp::Rejection;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+/// Sends `method path` for room `room` to the node that holds it, and answers with the
+/// owner's answer (its `ws_url` names the owner's socket address).
+pub async fn to_owner(
+    cluster: &Cluster,
+    room: &str,
+    method: &str,
+    path: &str,
+    body: Bytes,
+    from: Option<Source>,
+) -> Response {
+    let gone = || refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, "no such room");
+    let owner = match cluster.owner_of(room).await {
+        Ok(Some(owner)) if owner.node_id != cluster.node_id => owner,
+        // Ours in the directory but not in our registry: it closed a moment ago.
+        Ok(_) => return gone(),
+        Err(e) => {
+            tracing::warn!(error = %e, room, "the room directory could not be read");
+            return unavailable("the cluster's room directory cannot be reached");
+        }
+    };
+    let source = from.map(Source::to_header);
+    match forward::send(
+        &owner.internal_http,
+        method,
+        path,
+        body,
+        cluster.secret(),
+        source.as_deref(),
+    )
+    .await
+    {
+        Ok(a) => {
+            let status = StatusCode::from_u16(a.status).unwrap_or(StatusCode::BAD_GATEWAY);
+            let mut r = Response::new(a.body.into());
+            *r.status_mut() = status;
+            r.headers_mut().insert(
+                "content-type",
+                warp::http::HeaderValue::from_static("application/json"),
+            );
+            r
+        }
+        Err(why) => {
+            let detail = match &why {
+                Unanswered::TimedOut => "no answer in 2 s".to_string(),
+                Unanswered::Failed(e) => e.clone(),
+            };
+            tracing::warn!(room, owner = %owner.node_id, why = %detail, "a request for another node's room got no answer");
+            match cluster.alive(&owner).await {
+                Ok(false) => gone(),
+                _ => unavailable("the room's node did not answer; try again in a moment"),
+            }
+        }
+    }
+}
+
+fn unavailable(why: &str) -> Response {
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "storage_unavailable",
+        why.to_string(),
+    )
+}
+
+/// `POST /internal/rooms/{code}/join`: a join another node forwarded, for a room here.
+pub async fn internal_join(
+    room: String,
+    secret: Option<String>,
+    source: Option<String>,
+    shared: Arc<Shared>,
+    body: Body,
+) -> Result<Response, Rejection> {
+    let trusted = shared
+        .cluster()
+        .is_some_and(|c| secret.as_deref().is_some_and(|s| c.secret_ok(s)));
+    if !trusted {
+        return Ok(refuse(
+            StatusCode::FORBIDDEN,
+            "not_a_node",
+            format!("only a node of this cluster may call this route (the {SECRET_HEADER} header)"),
+        ));
+    }
+    let from = source.as_deref().and_then(Source::from_header);
+    super::rooms_api::join_here(room, shared, body, from).await
+}
