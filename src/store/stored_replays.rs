@@ -216,21 +216,21 @@ async fn run(pool: PgPool, mut rx: mpsc::UnboundedReceiver<PathBuf>, stats: Arc<
     let mut stored = sizes(&pool).await.unwrap_or_default();
     let mut retries: Vec<Retry> = Vec::new();
     loop {
-        let next_retry = retries.iter().map(|r| r.at).min();
-        let incoming = match next_retry {
-            Some(at) => tokio::time::timeout_at(at.into(), rx.recv()).await.ok(),
-            None => Some(rx.recv().await),
-        };
-        let (path, wait) = match incoming {
-            Some(Some(path)) => (path, None),
-            Some(None) => return,
-            None => {
-                let now = Instant::now();
-                let Some(i) = retries.iter().position(|r| r.at <= now) else {
-                    continue;
-                };
-                let r = retries.swap_remove(i);
-                (r.path, Some(r.wait))
+        // A retry that is due goes first, so a busy queue never starves the retries.
+        let now = Instant::now();
+        let (path, wait) = if let Some(i) = retries.iter().position(|r| r.at <= now) {
+            let r = retries.swap_remove(i);
+            (r.path, Some(r.wait))
+        } else {
+            let next_retry = retries.iter().map(|r| r.at).min();
+            let incoming = match next_retry {
+                Some(at) => tokio::time::timeout_at(at.into(), rx.recv()).await.ok(),
+                None => Some(rx.recv().await),
+            };
+            match incoming {
+                Some(Some(path)) => (path, None),
+                Some(None) => return,
+                None => continue,
             }
         };
         match upload(&pool, &path, &mut stored, &stats).await {
