@@ -85,7 +85,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Serve(args) => serve::run(*args),
         Command::Simulate(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
-        Command::Verify(args) => Ok(verify::run(args)),
+        Command::Verify(args) => verify::run(args),
         Command::Sql(args) => sql::run(args),
         Command::Reindex(args) => reindex::run(args),
         Command::Levels(args) => levels::run(args),

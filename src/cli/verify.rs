@@ -1,16 +1,23 @@
 //! `undercooked verify`: re-fold replay files and directories, one line per file, the
 //! worst exit code wins (2 unreadable, 1 diverged, 3 incomplete, 0 identical). A folder
-//! with no replay files in it counts as unreadable.
+//! with no replay files in it counts as unreadable. With `--db postgres://…` the arguments
+//! are round keys, and each is verified from the replay the database stores for it.
 
+use anyhow::Context;
 use std::path::{Path, PathBuf};
 use undercooked::log::replay_files;
+use undercooked::store::{Store, printable, stored_replays};
 use undercooked::verify::{Verdict, replay_bytes};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Replay files, or folders of them (every `*.ucr` inside, sorted).
-    #[arg(required = true)]
+    /// Replay files, or folders of them (every `*.ucr` inside, sorted); with `--db`, round
+    /// keys.
+    #[arg(required = true, value_name = "PATHS|ROUND_KEYS")]
     paths: Vec<PathBuf>,
+    /// Verify the replays a PostgreSQL database stores, by round key, instead of files.
+    #[arg(long, value_name = "URL")]
+    db: Option<String>,
 }
 
 /// A file's verdict, its word once: `ok`, `DIVERGED at tick …`, `UNREADABLE: …`,
@@ -35,14 +42,63 @@ fn files_of(path: &Path) -> Result<Vec<PathBuf>, String> {
     replay_files(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-pub fn run(args: Args) -> u8 {
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    match &args.db {
+        Some(url) => stored(url, &args.paths),
+        None => Ok(files(&args.paths)),
+    }
+}
+
+/// Each round key's replay as the database at `url` stores it.
+fn stored(url: &str, keys: &[PathBuf]) -> anyhow::Result<u8> {
+    if !undercooked::store::is_postgres(url) {
+        anyhow::bail!(
+            "verify --db reads the replays a PostgreSQL database stores, and {} is not one (postgres://…); on SQLite the replays are files: give their paths",
+            printable(url)
+        );
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    rt.block_on(async move {
+        let store = Store::open_read_only(url).await?;
+        let Some(pool) = stored_replays::pg(&store) else {
+            anyhow::bail!("{} is not a PostgreSQL database", printable(url));
+        };
+        let mut worst = 0u8;
+        for key in keys {
+            let key = key.to_string_lossy();
+            let verdict = match stored_replays::get(pool, &key).await {
+                Ok(Some((bytes, _))) => replay_bytes(&bytes).verdict,
+                Ok(None) => Verdict::Unreadable(format!(
+                    "no replay is stored under this round key in {}",
+                    printable(url)
+                )),
+                Err(stored_replays::GetError::Sql(e)) => {
+                    return Err(e)
+                        .with_context(|| format!("reading round {key} from {}", printable(url)));
+                }
+                Err(e) => Verdict::Unreadable(e.to_string()),
+            };
+            outln!("{key}: {}", line(&verdict));
+            if Verdict::severity(verdict.exit_code()) > Verdict::severity(worst) {
+                worst = verdict.exit_code();
+            }
+        }
+        anyhow::Ok(worst)
+    })
+}
+
+/// Each file, and each replay file in each folder.
+fn files(paths: &[PathBuf]) -> u8 {
     let mut worst = 0u8;
     let mut note = |code: u8| {
         if Verdict::severity(code) > Verdict::severity(worst) {
             worst = code;
         }
     };
-    for path in &args.paths {
+    for path in paths {
         let files = match files_of(path) {
             Ok(f) => f,
             Err(e) => {

@@ -35,7 +35,10 @@ impl Room {
         match play.round.finish() {
             Ok((file, result)) => {
                 summary = summary.ended_as(result);
-                shared.rescue.close(file);
+                // A file whose end the disk has not taken yet is uploaded at the next start.
+                if shared.rescue.close(file) {
+                    shared.replay_finished(&play.path);
+                }
             }
             Err(e) => {
                 tracing::error!(room = %self.code, path = %play.path.display(), error = %e, "the round's end could not be written");
@@ -127,7 +130,10 @@ impl Room {
                     .finish()
                     .map(|(file, _)| shared.rescue.close(file))
             }));
-            if !matches!(finished, Ok(Ok(()))) {
+            if matches!(finished, Ok(Ok(true))) {
+                shared.replay_finished(&path);
+            }
+            if !matches!(finished, Ok(Ok(_))) {
                 tracing::error!(room = %self.code, path = %path.display(), "the aborted round's end could not be written");
             }
         }

@@ -147,8 +147,10 @@ async fn drain(shared: &Shared) {
 /// How long a shutdown waits for the history and the disk to take what rounds left.
 pub const GRACE: Duration = Duration::from_secs(5);
 
-/// Resolves once every round's result is in the database and every replay file's end on
-/// disk (tried four times a second: the disk or the database may come back meanwhile).
+/// Resolves once every round's result is in the database, every replay file's end on disk
+/// and, on PostgreSQL, every finished replay uploaded (tried four times a second: the disk
+/// or the database may come back meanwhile; a replay not uploaded stays on disk and is
+/// uploaded at the next start).
 async fn settled(shared: &Shared) {
     loop {
         if let Some(chain) = shared.chain() {
@@ -156,7 +158,8 @@ async fn settled(shared: &Shared) {
         }
         let files = shared.rescue.retry();
         let results = shared.chain().map_or(0, |c| c.results_pending());
-        if files == 0 && results == 0 {
+        let uploads = shared.uploads().map_or(0, |u| u.pending());
+        if files == 0 && results == 0 && uploads == 0 {
             return;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -175,6 +178,7 @@ fn write_out(shared: &Shared) {
         results_rescued = results.done,
         dropped = files.failed + results.failed,
         results_not_in_database = waiting,
+        replays_not_uploaded = shared.uploads().map_or(0, |u| u.pending()),
         "shutdown: the history or the disk did not take everything within {} s; what was left is written for the next start",
         GRACE.as_secs()
     );

@@ -3,14 +3,18 @@
 //! A 3,000-tick round's `/frames` answer took 14 ms of CPU to build (the attack report's
 //! figure) and is 250 KB gzipped, the same for every viewer: the answer is built once on tokio's blocking pool and
 //! kept, keyed by the file's path, length and modification time (a file rewritten is built
-//! again). The cache holds at most `MAX_ENTRIES` answers and `MAX_BYTES` in all, dropping
+//! again), or for a replay stored in PostgreSQL (`store::stored_replays`) by its round key
+//! and stored size. The cache holds at most `MAX_ENTRIES` answers and `MAX_BYTES` in all, dropping
 //! the least recently used; an answer bigger than `MAX_ENTRY_BYTES` is served but not kept.
 //! At most `DECODERS` files decode at once, so requests for many crafted files cannot hold
 //! more than that many decodes' memory (each bounded by the readers' limits).
 
 use super::replay_decode::Decoded;
+use crate::log::FileError;
+use crate::store::stored_replays;
+use sqlx::postgres::PgPool;
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use tokio::sync::Semaphore;
@@ -31,20 +35,47 @@ pub enum Kind {
     Frames,
 }
 
+/// Where a replay's bytes are.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A file on this node's disk.
+    File(PathBuf),
+    /// A replay stored in PostgreSQL, by round key, with its stored size.
+    Stored {
+        pool: PgPool,
+        round_key: String,
+        size: i64,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Origin {
+    File {
+        path: PathBuf,
+        len: u64,
+        modified: Option<SystemTime>,
+    },
+    Stored {
+        round_key: String,
+        size: i64,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Key {
-    path: PathBuf,
-    len: u64,
-    modified: Option<SystemTime>,
+    origin: Origin,
     kind: Kind,
 }
 
 /// Why there is no answer to give.
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
-    /// The file cannot be opened or read (it is gone).
+    /// The file cannot be opened or read (it is gone), or the stored copy is no longer there.
     #[error("{0}")]
     Gone(std::io::Error),
+    /// The database did not answer.
+    #[error("the stored replay could not be read: {0}")]
+    Database(String),
     /// The blocking task did not finish (the runtime is shutting down).
     #[error("the decoding task failed: {0}")]
     Task(String),
@@ -66,13 +97,26 @@ impl Default for ReplayCache {
 }
 
 impl ReplayCache {
-    /// The `kind` answer for the file at `path`, from the cache or built now.
-    pub async fn get(&self, path: &Path, kind: Kind) -> Result<Arc<Decoded>, CacheError> {
-        let key = blocking({
-            let path = path.to_path_buf();
-            move || key_of(path, kind)
-        })
-        .await??;
+    /// The `kind` answer for the replay at `source`, from the cache or built now.
+    pub async fn get(&self, source: &Source, kind: Kind) -> Result<Arc<Decoded>, CacheError> {
+        let key = match source {
+            Source::File(path) => {
+                blocking({
+                    let path = path.clone();
+                    move || key_of(path, kind)
+                })
+                .await??
+            }
+            Source::Stored {
+                round_key, size, ..
+            } => Key {
+                origin: Origin::Stored {
+                    round_key: round_key.clone(),
+                    size: *size,
+                },
+                kind,
+            },
+        };
         if let Some(hit) = self.find(&key) {
             return Ok(hit);
         }
@@ -85,9 +129,33 @@ impl ReplayCache {
         if let Some(hit) = self.find(&key) {
             return Ok(hit);
         }
-        let path = key.path.clone();
+        // The stored bytes are fetched under the permit too: at most `DECODERS` replays'
+        // bytes are held at once, whichever their source.
+        type Read = Box<dyn FnOnce() -> Result<Vec<u8>, FileError> + Send>;
+        let read: Read = match source {
+            Source::File(path) => {
+                let path = path.clone();
+                Box::new(move || crate::log::read_file(&path))
+            }
+            Source::Stored {
+                pool, round_key, ..
+            } => {
+                let got = match stored_replays::get(pool, round_key).await {
+                    Ok(Some((bytes, _))) => Ok(bytes),
+                    Ok(None) => {
+                        let why = format!(
+                            "the stored replay of round {round_key} is no longer in the database"
+                        );
+                        return Err(CacheError::Gone(std::io::Error::other(why)));
+                    }
+                    Err(stored_replays::GetError::TooBig(n)) => Err(FileError::TooBig(n)),
+                    Err(e) => return Err(CacheError::Database(e.to_string())),
+                };
+                Box::new(move || got)
+            }
+        };
         let decoded = blocking(move || {
-            let bytes = match crate::log::read_file(&path) {
+            let bytes = match read() {
                 Ok(b) => b,
                 Err(crate::log::FileError::Io(e)) => return Err(CacheError::Gone(e)),
                 Err(e) => return Ok(Decoded::Unreadable(e.to_string())),
@@ -134,9 +202,11 @@ impl ReplayCache {
 fn key_of(path: PathBuf, kind: Kind) -> Result<Key, CacheError> {
     let meta = std::fs::metadata(&path).map_err(CacheError::Gone)?;
     Ok(Key {
-        len: meta.len(),
-        modified: meta.modified().ok(),
-        path,
+        origin: Origin::File {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            path,
+        },
         kind,
     })
 }
@@ -163,24 +233,38 @@ mod tests {
         std::fs::copy(golden, &file).unwrap();
         let cache = ReplayCache::default();
         // The same file twice: one build, the same answer.
-        let a = cache.get(&file, Kind::Frames).await.unwrap();
-        let b = cache.get(&file, Kind::Frames).await.unwrap();
+        let a = cache
+            .get(&Source::File(file.clone()), Kind::Frames)
+            .await
+            .unwrap();
+        let b = cache
+            .get(&Source::File(file.clone()), Kind::Frames)
+            .await
+            .unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         assert!(matches!(&*a, Decoded::Frames { .. }));
         // The file rewritten (another length): built again, and what it now is.
         std::fs::write(&file, b"UCREPLAY").unwrap();
-        let c = cache.get(&file, Kind::Frames).await.unwrap();
+        let c = cache
+            .get(&Source::File(file.clone()), Kind::Frames)
+            .await
+            .unwrap();
         assert!(matches!(&*c, Decoded::Unreadable(_)));
         // Many files: never more than MAX_ENTRIES kept.
         for n in 0..MAX_ENTRIES + 5 {
             let f = dir.join(format!("{n}.ucr"));
             std::fs::write(&f, format!("not a replay {n}")).unwrap();
-            cache.get(&f, Kind::Round).await.unwrap();
+            cache
+                .get(&Source::File(f.clone()), Kind::Round)
+                .await
+                .unwrap();
         }
         let kept = cache.entries.lock().unwrap().len();
         assert_eq!(kept, MAX_ENTRIES);
         assert!(matches!(
-            cache.get(&dir.join("gone.ucr"), Kind::Round).await,
+            cache
+                .get(&Source::File(dir.join("gone.ucr")), Kind::Round)
+                .await,
             Err(CacheError::Gone(_))
         ));
         let _ = std::fs::remove_dir_all(&dir);

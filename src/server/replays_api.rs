@@ -4,13 +4,16 @@
 //! The frames are the ones the players were sent, read back from the replay file; the
 //! viewer draws them with the live renderer. A round whose file is gone says so (`410`), one
 //! whose file cannot be read says why (`422`). Files are read and decoded on the blocking
-//! pool and the answers kept per file (`replay_cache`).
+//! pool and the answers kept per file (`replay_cache`). On PostgreSQL a finished round's
+//! replay is read from the copy stored in the database (`store::stored_replays`), so every
+//! node serves every round; a round with no stored copy yet (still playing, or not uploaded)
+//! is read from its file, where this node's disk has it.
 
-use super::replay_cache::{CacheError, Kind, ReplayCache};
+use super::replay_cache::{CacheError, Kind, ReplayCache, Source};
 use super::replay_decode::Decoded;
 use super::reply::{answer, refuse};
 use crate::shared::Shared;
-use crate::store::replays;
+use crate::store::{replays, stored_replays};
 use crate::wire::messages::code;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -76,18 +79,41 @@ pub async fn list(page: Page, shared: Arc<Shared>) -> Result<Response, Rejection
     })
 }
 
-/// The path of a round's replay file, or the answer that says there is none.
-async fn path_of(shared: &Shared, id: &str) -> Result<PathBuf, Response> {
+fn unavailable() -> Response {
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "internal",
+        "the history could not be read",
+    )
+}
+
+/// Where a round's replay is (its stored copy, else its file), or the answer that says
+/// there is none.
+async fn source_of(shared: &Shared, id: &str) -> Result<Source, Response> {
     let store = shared.store().ok_or_else(no_history)?;
-    replays::replay_path(store, id)
-        .await
-        .ok()
-        .flatten()
-        .map(PathBuf::from)
-        .ok_or_else(|| {
-            let why = format!("no recorded round {id:?}");
-            refuse(StatusCode::NOT_FOUND, "not_found", why)
-        })
+    let place = replays::replay_place(store, id).await.map_err(|e| {
+        tracing::warn!(error = %e, "a replay's place could not be read");
+        unavailable()
+    })?;
+    let Some((path, stored)) = place else {
+        let why = format!("no recorded round {id:?}");
+        return Err(refuse(StatusCode::NOT_FOUND, "not_found", why));
+    };
+    let path = PathBuf::from(path);
+    match (stored_replays::pg(store), stored) {
+        (Some(pool), Some(size)) => Ok(Source::Stored {
+            pool: pool.clone(),
+            round_key: id.to_string(),
+            size,
+        }),
+        // On PostgreSQL the recorded path is on the disk of the node that played the round.
+        (Some(_), None) if !path.exists() => Err(refuse(
+            StatusCode::GONE,
+            "replay_gone",
+            "the replay of this round is not in the database yet and its file is not on this node's disk (a round's replay is uploaded when the round ends)",
+        )),
+        _ => Ok(Source::File(path)),
+    }
 }
 
 fn gone(e: &std::io::Error) -> Response {
@@ -103,8 +129,8 @@ async fn decoded(
     id: &str,
     kind: Kind,
 ) -> Result<Arc<Decoded>, Response> {
-    let path = path_of(shared, id).await?;
-    match cache.get(&path, kind).await {
+    let source = source_of(shared, id).await?;
+    match cache.get(&source, kind).await {
         Ok(d) => match &*d {
             Decoded::Unreadable(why) => Err(refuse(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -114,6 +140,10 @@ async fn decoded(
             _ => Ok(d),
         },
         Err(CacheError::Gone(e)) => Err(gone(&e)),
+        Err(e @ CacheError::Database(_)) => {
+            tracing::warn!(error = %e, "a stored replay could not be read");
+            Err(unavailable())
+        }
         Err(e) => {
             tracing::warn!(error = %e, "a replay could not be decoded");
             Err(refuse(
@@ -185,10 +215,30 @@ pub async fn frames(
     Ok(resp)
 }
 
-/// `GET /api/replays/{id}/file`: the `.ucr` file, as a download.
+/// `GET /api/replays/{id}/file`: the `.ucr` file (its stored copy, byte for byte, on
+/// PostgreSQL), as a download.
 pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
-    let path = match path_of(&shared, &id).await {
-        Ok(p) => p,
+    let path = match source_of(&shared, &id).await {
+        Ok(Source::File(p)) => p,
+        Ok(Source::Stored {
+            pool, round_key, ..
+        }) => {
+            return Ok(match stored_replays::get(&pool, &round_key).await {
+                Ok(Some((bytes, _))) => download(&id, bytes),
+                Ok(None) => gone(&std::io::Error::other(
+                    "its stored copy is no longer in the database",
+                )),
+                Err(e @ stored_replays::GetError::TooBig(_)) => refuse(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "unreadable",
+                    e.to_string(),
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a stored replay could not be read");
+                    unavailable()
+                }
+            });
+        }
         Err(r) => return Ok(r),
     };
     // Read on the blocking pool: a file read never holds an HTTP worker.
@@ -201,6 +251,11 @@ pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection
         }
         Err(e) => return Ok(gone(&std::io::Error::other(e.to_string()))),
     };
+    Ok(download(&id, bytes))
+}
+
+/// A replay's bytes as a `.ucr` download named by its round key.
+fn download(id: &str, bytes: Vec<u8>) -> Response {
     let mut resp = Response::new(bytes.into());
     let h = resp.headers_mut();
     h.insert(
@@ -214,5 +269,5 @@ pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection
     if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}.ucr\"")) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
-    Ok(resp)
+    resp
 }

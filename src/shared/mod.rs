@@ -21,6 +21,7 @@ use crate::levels::Levels;
 use crate::net::threads::RoomThreads;
 use crate::store::chain::{Chain, Notify};
 use crate::store::rescue::Rescue;
+use crate::store::stored_replays::Uploads;
 use crate::store::{Store, StoreError};
 use admission::Admission;
 use census::Census;
@@ -49,6 +50,8 @@ pub struct Shared {
     /// The history (SQLite) and its write chain, once attached.
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
+    /// On PostgreSQL: finished rounds' replay files on their way into the database.
+    uploads: OnceLock<Uploads>,
     /// This node in its cluster (a PostgreSQL history only), once joined.
     cluster: OnceLock<Arc<crate::cluster::Cluster>>,
     /// The node secret, derived from the session key when the history is attached.
@@ -73,6 +76,7 @@ impl Shared {
             rescue: Rescue::new(rescue_dir),
             store: OnceLock::new(),
             chain: OnceLock::new(),
+            uploads: OnceLock::new(),
             cluster: OnceLock::new(),
             node_secret: OnceLock::new(),
             next_conn: AtomicU64::new(1),
@@ -82,8 +86,9 @@ impl Shared {
     /// Opens the history: the session key is read (or made) in the data dir and rows of
     /// older builds rehashed under it, sessions that never finished a round and were not
     /// seen within the TTL are expired (then hourly), the write chain starts (replaying any
-    /// outbox left by an earlier run), and quest completions are routed to their player's
-    /// room.
+    /// outbox left by an earlier run), quest completions are routed to their player's
+    /// room, and on PostgreSQL the replay uploads start (every local replay file the
+    /// database does not hold yet queued first).
     pub async fn attach_history(self: &Arc<Self>, store: Store) -> Result<(), StoreError> {
         let key_file = self
             .config
@@ -114,6 +119,10 @@ impl Shared {
             Chain::start(store.clone(), self.config.data_dir.join("outbox"), notify).await?;
         self.sessions.attach(store.clone(), chain.clone(), key);
         let _ = self.chain.set(chain);
+        let replays = self.config.data_dir.join("replays");
+        if let Some(uploads) = Uploads::start(&store, &replays).await {
+            let _ = self.uploads.set(uploads);
+        }
         let _ = self.store.set(store.clone());
         expire_sessions(&store, self.config.session_ttl_s).await;
         tokio::spawn(session_upkeep(Arc::downgrade(self)));
@@ -123,6 +132,19 @@ impl Shared {
     /// The write chain, when the history is attached.
     pub fn chain(&self) -> Option<&Chain> {
         self.chain.get()
+    }
+
+    /// The replay uploads, when the history is on PostgreSQL.
+    pub fn uploads(&self) -> Option<&Uploads> {
+        self.uploads.get()
+    }
+
+    /// A round's replay file is complete on disk: on PostgreSQL it is uploaded (off the
+    /// caller's thread; the call never waits).
+    pub fn replay_finished(&self, path: &std::path::Path) {
+        if let Some(uploads) = self.uploads.get() {
+            uploads.finished(path.to_path_buf());
+        }
     }
 
     /// The database, when the history is attached.

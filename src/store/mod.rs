@@ -7,7 +7,8 @@
 //! `history` holds the SQL that writes rounds, events and results, shared by the live write
 //! chain (`chain`) and `reindex`; `quests` folds events and results into quest progress and
 //! answers a session's standings; `sessions` finds, writes, rehashes and expires sessions; `replays` lists
-//! recorded rounds for the replay viewer. Every SQL statement
+//! recorded rounds for the replay viewer; `stored_replays` keeps finished rounds' replay files
+//! in PostgreSQL, so that every node of a cluster serves every replay. Every SQL statement
 //! of the server lives in this module.
 
 pub mod chain;
@@ -23,6 +24,7 @@ pub mod replays;
 pub mod rescue;
 pub mod rows;
 pub mod sessions;
+pub mod stored_replays;
 mod writer;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};

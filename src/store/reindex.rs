@@ -12,11 +12,17 @@
 //! (a clash, reported); a file that diverges from its re-run is reported and not indexed (its
 //! figures are not the round's), and so is one the re-run calls unreadable; a cut file is indexed up to where it ends, with the ticks and
 //! score it reached.
+//!
+//! The replays come from a folder of files (`reindex`) or from the copies a PostgreSQL
+//! database stores (`reindex_stored`, `stored_replays`). Into a PostgreSQL database, every
+//! round indexed also has its replay stored there (under the same rules as an upload, in the
+//! round's transaction), so that every node of the cluster can serve it.
 
 use super::db::Db;
 use super::history;
 use super::quests;
 use super::rows::{RoundMeta, RoundOutcome, event_rows};
+use super::stored_replays;
 use super::{Pool, Store};
 use crate::log::{Applied, Record, RoundFold, read_replay, replay_files};
 use crate::sim::{RoundResult, RoundSummary};
@@ -73,21 +79,70 @@ pub async fn reindex(
         ..Report::default()
     };
     for (i, path) in files.iter().enumerate() {
-        match index_file(store, path, &defs, &refuses).await {
-            Ok(Indexed::Round { events, ended }) => {
-                report.rounds += 1;
-                report.events_new += events;
-                if !ended {
-                    report.incomplete += 1;
-                }
-            }
-            Ok(Indexed::Diverged(why)) => report.diverged.push((path.clone(), why)),
-            Ok(Indexed::Clash(why)) => report.clashes.push((path.clone(), why)),
-            Err(why) => report.unreadable.push((path.clone(), why)),
-        }
+        let indexed = index_file(store, path, &defs, &refuses).await;
+        tally(&mut report, path.clone(), indexed);
         progress(i + 1, files.len());
     }
     Ok(report)
+}
+
+/// Indexes every replay stored in `source` (a PostgreSQL database; see `stored_replays`)
+/// into `store` (which may be the same database), as `reindex` does a folder's files. Each
+/// replay is named by its round key in the report; `progress(done, total)` is called after
+/// each one.
+pub async fn reindex_stored(
+    store: &Store,
+    source: &Store,
+    refuses: impl Fn(&[u8]) -> Option<Refusal>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Report, super::StoreError> {
+    let Some(pool) = stored_replays::pg(source) else {
+        return Err(super::StoreError::Open {
+            db: super::printable(&source.location),
+            error: "replays are stored in the database only on PostgreSQL; on SQLite they are the files in the data folder (reindex that folder)".into(),
+        });
+    };
+    let keys = stored_replays::keys(pool).await?;
+    let defs = super::on_conn!(store, conn => quests::load(conn).await?);
+    let mut report = Report {
+        files: keys.len(),
+        ..Report::default()
+    };
+    for (i, key) in keys.iter().enumerate() {
+        let name = PathBuf::from(key);
+        let indexed = match stored_replays::get(pool, key).await {
+            Ok(Some((bytes, uploaded_at))) => {
+                let place = format!("{STORED_PREFIX}{key}");
+                index_bytes(store, &bytes, &place, Some(uploaded_at), &defs, &refuses).await
+            }
+            Ok(None) => Err("no longer stored in the database".to_string()),
+            Err(stored_replays::GetError::Sql(e)) => return Err(e.into()),
+            Err(e) => Err(e.to_string()),
+        };
+        tally(&mut report, name, indexed);
+        progress(i + 1, keys.len());
+    }
+    Ok(report)
+}
+
+/// The `replay_path` of a round indexed from a stored replay (it has no file): this
+/// prefix, then its round key.
+pub const STORED_PREFIX: &str = "replay_files:";
+
+/// Counts what became of one replay in the report.
+fn tally(report: &mut Report, name: PathBuf, indexed: Result<Indexed, String>) {
+    match indexed {
+        Ok(Indexed::Round { events, ended }) => {
+            report.rounds += 1;
+            report.events_new += events;
+            if !ended {
+                report.incomplete += 1;
+            }
+        }
+        Ok(Indexed::Diverged(why)) => report.diverged.push((name, why)),
+        Ok(Indexed::Clash(why)) => report.clashes.push((name, why)),
+        Err(why) => report.unreadable.push((name, why)),
+    }
 }
 
 /// One file: (new event rows, whether it ended). `Err` names why it could not be read.
@@ -98,28 +153,37 @@ async fn index_file(
     refuses: &impl Fn(&[u8]) -> Option<Refusal>,
 ) -> Result<Indexed, String> {
     let bytes = crate::log::read_file(path).map_err(|e| e.to_string())?;
-    match refuses(&bytes) {
+    let place = path.display().to_string();
+    index_bytes(store, &bytes, &place, written_at(path), defs, refuses).await
+}
+
+/// One replay's bytes, recorded as found at `place`; a headless round (started at 0) is
+/// dated `written_at`, when its replay was last written.
+async fn index_bytes(
+    store: &Store,
+    bytes: &[u8],
+    place: &str,
+    written_at: Option<i64>,
+    defs: &[quests::QuestDef],
+    refuses: &impl Fn(&[u8]) -> Option<Refusal>,
+) -> Result<Indexed, String> {
+    match refuses(bytes) {
         Some(Refusal::Diverged(why)) => return Ok(Indexed::Diverged(why)),
         Some(Refusal::Unreadable(why)) => return Err(why),
         None => {}
     }
-    let read = read_replay(&bytes).map_err(|e| e.to_string())?;
+    let read = read_replay(bytes).map_err(|e| e.to_string())?;
     let Some(Record::Started(header)) = read.records.first() else {
         return Err("the file ends before its header is complete".into());
     };
     let fold = RoundFold::new(header.clone()).map_err(|e| e.to_string())?;
     let round_key = header.round_key();
-    let mut meta = RoundMeta::of(
-        &round_key,
-        header,
-        &fold.rules.level,
-        &path.display().to_string(),
-    );
+    let mut meta = RoundMeta::of(&round_key, header, &fold.rules.level, place);
     // A headless round (`simulate`, the sweeps) starts at 0 in its header, so that the same
     // seed writes the same bytes; dated by that it would read 1 January 1970. It is dated by
     // when its file was last written instead (its key, from the header, is unchanged).
     if header.started_unix_s == 0 {
-        meta.started_at = written_at(path).unwrap_or(0);
+        meta.started_at = written_at.unwrap_or(0);
     }
     let identity = meta.identity.clone().unwrap_or_default();
     match &store.pool {
@@ -135,6 +199,10 @@ async fn index_file(
             let mut tx = p.begin().await.map_err(|e| e.to_string())?;
             let written = index_rows(&mut *tx, &read, fold, &meta, &identity, defs).await;
             if let Ok(Indexed::Round { .. }) = written {
+                let put = stored_replays::put(&mut tx, &round_key, &identity, bytes).await;
+                if let stored_replays::Put::Clash(why) = put.map_err(|e| e.to_string())? {
+                    return Ok(Indexed::Clash(why));
+                }
                 tx.commit().await.map_err(|e| e.to_string())?;
             }
             written

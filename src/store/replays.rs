@@ -1,8 +1,8 @@
 //! Recorded rounds as the replay list shows them: newest first, a page at a time, each with
-//! its level, result, stars, score and players; and one round's replay file by its key.
+//! its level, result, stars, score and players; and where one round's replay is, by its key.
 
-use super::Store;
 use super::db::{Db, args};
+use super::{Pool, Store};
 
 /// One round in the replay list.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -110,4 +110,22 @@ pub async fn replay_path(store: &Store, round_key: &str) -> sqlx::Result<Option<
         &args![round_key],
     ).await?);
     Ok(row.map(|(path,)| path))
+}
+
+/// Where a round's replay is, when the history knows the round: the path its file was
+/// written at (on the disk of the node that played it) and, on PostgreSQL, the size of the
+/// copy stored in the database (`stored_replays`), if one is.
+pub async fn replay_place(
+    store: &Store,
+    round_key: &str,
+) -> sqlx::Result<Option<(String, Option<i64>)>> {
+    match store.pool {
+        Pool::Sqlite(_) => Ok(replay_path(store, round_key).await?.map(|p| (p, None))),
+        Pool::Postgres(_) => super::on_conn!(store, conn => conn.fetch_optional(
+            "SELECT r.replay_path, f.size FROM rounds r
+             LEFT JOIN replay_files f ON f.round_key = r.round_key
+             WHERE r.round_key = $1",
+            &args![round_key],
+        ).await),
+    }
 }

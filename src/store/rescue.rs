@@ -44,11 +44,14 @@ impl Rescue {
         &self.dir
     }
 
-    /// A finished round's file: written out now, or held while its disk refuses the rest.
-    pub fn close(&self, mut file: ReplayFile) {
-        if !file.drain() {
-            lock(&self.files).push(file);
+    /// A finished round's file: written out now (true), or held while its disk refuses the
+    /// rest (false).
+    pub fn close(&self, mut file: ReplayFile) -> bool {
+        if file.drain() {
+            return true;
         }
+        lock(&self.files).push(file);
+        false
     }
 
     /// Tries every held file again; the number still held.

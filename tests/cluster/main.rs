@@ -13,6 +13,7 @@ mod server;
 
 mod browser_join;
 mod nodes;
+mod replays;
 mod sql;
 mod store;
 

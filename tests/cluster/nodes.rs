@@ -148,6 +148,33 @@ async fn a_join_through_any_node_lands_on_the_owner_and_the_round_is_shared() {
         Some(4),
         "{listed}"
     );
+    // And C serves the replay's frames from the copy A uploaded (tests/cluster/replays.rs
+    // shows the copy is A's file byte for byte, with A's disk gone).
+    let id = listed["id"].as_str().expect("a round key").to_string();
+    let uploads = n[0]
+        .shared
+        .uploads()
+        .expect("uploads run on PostgreSQL")
+        .clone();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let relaxed = std::sync::atomic::Ordering::Relaxed;
+    while uploads.pending() > 0 || uploads.stats.uploaded.load(relaxed) == 0 {
+        assert!(Instant::now() < deadline, "A never uploaded the replay");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, frames) = server::http(
+        n[2].addr,
+        "GET",
+        &format!("/api/replays/{id}/frames"),
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{frames}");
+    assert!(
+        frames["frames"].as_array().is_some_and(|f| !f.is_empty()),
+        "C serves the recorded frames"
+    );
     for node in &mut n {
         node.stop().await;
     }
