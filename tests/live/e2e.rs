@@ -402,12 +402,12 @@ async fn kitchen_walk(b: &Browser, code: &str, until: &str) {
         "(() => {{ window.__walked = false; window.dispatchEvent(new KeyboardEvent('keydown', {{code: '{code}'}}));
            const t0 = performance.now();
            (function f() {{ const m = window.__game && window.__game.drawnMine;
-             if ((m && ({until})) || performance.now() - t0 > 4000) {{
+             if ((m && ({until})) || performance.now() - t0 > 8000) {{
                window.dispatchEvent(new KeyboardEvent('keyup', {{code: '{code}'}})); window.__walked = true; return; }}
              requestAnimationFrame(f); }})(); return 1; }})()"
     ))
     .await;
-    b.wait_until("window.__walked", 6).await;
+    b.wait_until("window.__walked", 12).await;
 }
 
 /// A press of the act key (Space).
@@ -431,7 +431,7 @@ async fn the_station_your_cook_faces_is_highlighted_and_a_denied_press_says_why(
     // Walking into the corner above the lower shelf: the shelf in front is highlighted.
     kitchen_walk(&b, "ArrowLeft", "m.x < 1.6").await;
     kitchen_walk(&b, "ArrowDown", "m.y > 4.5").await;
-    b.wait_until(&format!("{highlight} === '1,5'"), 5).await;
+    b.wait_until(&format!("{highlight} === '1,5'"), 15).await;
     assert_eq!(
         b.eval("window.__uc.highlight.k").await,
         "spawn_shelf",
@@ -440,20 +440,20 @@ async fn the_station_your_cook_faces_is_highlighted_and_a_denied_press_says_why(
     // Along to the stove's column facing right (floor ahead): no highlight; then turning to
     // face down: the stove.
     kitchen_walk(&b, "ArrowRight", "m.x > 4.4").await;
-    b.wait_until(&format!("{highlight} === ''"), 5).await;
+    b.wait_until(&format!("{highlight} === ''"), 15).await;
     kitchen_walk(&b, "ArrowDown", "window.__uc.highlight").await;
-    b.wait_until(&format!("{highlight} === '4,5'"), 5).await;
+    b.wait_until(&format!("{highlight} === '4,5'"), 15).await;
     assert_eq!(b.eval("window.__uc.highlight.k").await, "stove");
     b.screenshot("game-highlight").await;
 
     // Facing the floor, a press is denied: its reason is drawn by the cook and said in the
     // live region.
     kitchen_walk(&b, "ArrowRight", "m.x > 4.6").await;
-    b.wait_until(&format!("{highlight} === ''"), 5).await;
+    b.wait_until(&format!("{highlight} === ''"), 15).await;
     kitchen_press(&b).await;
     b.wait_until(
         "window.__game.effects.list.some((f) => f.mine && f.text === 'nothing here')",
-        5,
+        15,
     )
     .await;
     b.wait_until(
