@@ -186,6 +186,15 @@ async fn read_only_seam(conn: &mut impl Db, faults: &Faults) -> sqlx::Result<()>
 
 /// Writes the group on `tx`, a connection inside the caller's transaction.
 async fn write_in(tx: &mut impl Db, jobs: &[Job], defs: &[QuestDef]) -> sqlx::Result<Vec<JobDone>> {
+    // A group of event batches only commits without waiting for PostgreSQL's WAL flush, as
+    // SQLite's WAL with synchronous=NORMAL does: a crash of the database may lose the last
+    // such commits, which the replay files still hold (`reindex` repairs), and batches may be
+    // dropped by design. A group with a round's start or end or a session waits for it.
+    let only_batches = jobs.iter().all(|j| !matches!(j, Job::Must(_)));
+    if only_batches && tx.dialect() == Dialect::Postgres {
+        tx.execute("SET LOCAL synchronous_commit = off", &[])
+            .await?;
+    }
     let mut out: Vec<JobDone> = jobs.iter().map(|_| (0, Vec::new())).collect();
     // Consecutive batches insert their rows together, in one statement for the run, before
     // the next `Must` (a round's start must precede its events); quest progress is folded
