@@ -99,3 +99,80 @@ pub async fn internal_join(
     let from = source.as_deref().and_then(Source::from_header);
     super::rooms_api::join_here(room, shared, body, from).await
 }
+
+/// The room's node, when the room is not here and this node is in a cluster.
+fn elsewhere<'a>(shared: &'a Shared, room: &str) -> Option<&'a Arc<Cluster>> {
+    if shared.rooms.get(room).is_some() {
+        return None;
+    }
+    shared.cluster()
+}
+
+/// `POST /api/rooms/{code}/join`: here, or forwarded to the room's node.
+pub async fn join_room(
+    room: String,
+    shared: Arc<Shared>,
+    body: Body,
+    from: Option<Source>,
+) -> Result<Response, Rejection> {
+    if let Some(cluster) = elsewhere(&shared, &room) {
+        let path = format!("/internal/rooms/{room}/join");
+        return Ok(to_owner(cluster, &room, "POST", &path, body.bytes, from, None).await);
+    }
+    super::rooms_api::join_here(room, shared, body, from).await
+}
+
+/// `GET /api/rooms/{code}`: here, or the room's node's answer.
+pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
+    if let Some(cluster) = elsewhere(&shared, &room) {
+        let path = format!("/api/rooms/{room}");
+        return Ok(to_owner(cluster, &room, "GET", &path, Bytes::new(), None, None).await);
+    }
+    super::rooms_api::room_status(room, shared).await
+}
+
+/// `POST /api/rooms/{code}/bots`: a host whose page is on another node reaches the owner.
+pub async fn add_bot(
+    room: String,
+    auth: Option<String>,
+    shared: Arc<Shared>,
+    body: Body,
+) -> Result<Response, Rejection> {
+    if let Some(cluster) = elsewhere(&shared, &room) {
+        let path = format!("/api/rooms/{room}/bots");
+        let r = to_owner(
+            cluster,
+            &room,
+            "POST",
+            &path,
+            body.bytes,
+            None,
+            auth.as_deref(),
+        );
+        return Ok(r.await);
+    }
+    super::rooms_api::add_bot(room, auth, shared, body).await
+}
+
+/// `DELETE /api/rooms/{code}/bots/{seat}`, likewise.
+pub async fn remove_bot(
+    room: String,
+    seat: u8,
+    auth: Option<String>,
+    shared: Arc<Shared>,
+) -> Result<Response, Rejection> {
+    if let Some(cluster) = elsewhere(&shared, &room) {
+        let path = format!("/api/rooms/{room}/bots/{seat}");
+        let r = to_owner(
+            cluster,
+            &room,
+            "DELETE",
+            &path,
+            Bytes::new(),
+            None,
+            auth.as_deref(),
+        );
+        return Ok(r.await);
+    }
+    super::rooms_api::remove_bot(room, seat, auth, shared).await
+}

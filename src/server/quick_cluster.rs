@@ -26,7 +26,23 @@ const QUICK_PLAY_LOCK: i64 = 0x5543_5150; // "UCQP"
 /// Rooms tried before quick play opens a new one.
 const CANDIDATES: usize = 8;
 
-pub async fn quick(
+/// `POST /api/rooms/quick`: across the cluster, or on this node alone (no cluster).
+pub async fn quick_route(
+    shared: Arc<Shared>,
+    body: super::body::Body,
+    from: Option<Source>,
+) -> Result<Response, warp::Rejection> {
+    let Some(cluster) = shared.cluster().cloned() else {
+        return super::rooms_api::quick(shared, body, from).await;
+    };
+    let who = match super::rooms_api::seat_request(&shared, &body, from).await {
+        Ok(who) => who,
+        Err(r) => return Ok(*r),
+    };
+    Ok(quick(&shared, &cluster, who, from).await)
+}
+
+async fn quick(
     shared: &Arc<Shared>,
     cluster: &Cluster,
     who: SeatRequest,

@@ -41,7 +41,7 @@ pub(super) struct SeatRequest {
 /// session up; a token the server does not know (or none) starts a session, which the
 /// address `from` may do `UNDERCOOKED_NEW_SESSIONS_PER_MIN` times a minute. A refusal is
 /// the answer to send.
-async fn seat_request(
+pub(super) async fn seat_request(
     shared: &Shared,
     body: &Body,
     from: Option<Source>,
@@ -210,24 +210,6 @@ pub async fn create_room(
     })
 }
 
-pub async fn join_room(
-    room: String,
-    shared: Arc<Shared>,
-    body: Body,
-    from: Option<Source>,
-) -> Result<Response, Rejection> {
-    if shared.rooms.get(&room).is_none()
-        && let Some(cluster) = shared.cluster()
-    {
-        let path = format!("/internal/rooms/{room}/join");
-        return Ok(super::cluster_api::to_owner(
-            cluster, &room, "POST", &path, body.bytes, from, None,
-        )
-        .await);
-    }
-    join_here(room, shared, body, from).await
-}
-
 /// A join for a room on this node (the player's own, or one forwarded by another node).
 pub async fn join_here(
     room: String,
@@ -263,9 +245,6 @@ pub async fn quick(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
-    if let Some(cluster) = shared.cluster() {
-        return Ok(super::quick_cluster::quick(&shared, cluster, who, from).await);
-    }
     for room in shared.rooms.open_lobbies(shared.config.max_players) {
         if let Ok(r) = reserve(&shared, &room, &who).await
             && r.seat.is_some()
@@ -353,22 +332,6 @@ pub async fn add_bot(
     shared: Arc<Shared>,
     body: Body,
 ) -> Result<Response, Rejection> {
-    // A host whose page is on another node: the owner answers.
-    if shared.rooms.get(&room).is_none()
-        && let Some(cluster) = shared.cluster()
-    {
-        let path = format!("/api/rooms/{room}/bots");
-        let r = super::cluster_api::to_owner(
-            cluster,
-            &room,
-            "POST",
-            &path,
-            body.bytes,
-            None,
-            auth.as_deref(),
-        );
-        return Ok(r.await);
-    }
     let Some(token) = bearer(auth) else {
         return Ok(no_token());
     };
@@ -398,22 +361,6 @@ pub async fn remove_bot(
     auth: Option<String>,
     shared: Arc<Shared>,
 ) -> Result<Response, Rejection> {
-    if shared.rooms.get(&room).is_none()
-        && let Some(cluster) = shared.cluster()
-    {
-        let path = format!("/api/rooms/{room}/bots/{seat}");
-        let none = bytes::Bytes::new();
-        let r = super::cluster_api::to_owner(
-            cluster,
-            &room,
-            "DELETE",
-            &path,
-            none,
-            None,
-            auth.as_deref(),
-        );
-        return Ok(r.await);
-    }
     let Some(token) = bearer(auth) else {
         return Ok(no_token());
     };
@@ -434,14 +381,6 @@ pub async fn remove_bot(
 pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
     let gone = |why: &str| refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, why);
     let Some(handle) = shared.rooms.get(&room) else {
-        if let Some(cluster) = shared.cluster() {
-            let path = format!("/api/rooms/{room}");
-            let none = bytes::Bytes::new();
-            return Ok(super::cluster_api::to_owner(
-                cluster, &room, "GET", &path, none, None, None,
-            )
-            .await);
-        }
         return Ok(gone("no such room"));
     };
     let (reply, rx) = oneshot::channel();

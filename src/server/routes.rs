@@ -56,13 +56,13 @@ fn rooms(
         .and(with(shared))
         .and(body())
         .and(from())
-        .and_then(rooms_api::quick);
+        .and_then(super::quick_cluster::quick_route);
     let join = warp::path!("api" / "rooms" / String / "join")
         .and(warp::post())
         .and(with(shared))
         .and(body())
         .and(from())
-        .and_then(rooms_api::join_room);
+        .and_then(super::cluster_api::join_room);
     let solo = warp::path!("api" / "rooms" / "solo")
         .and(warp::post())
         .and(with(shared))
@@ -75,16 +75,16 @@ fn rooms(
         .and(auth())
         .and(with(shared))
         .and(body())
-        .and_then(rooms_api::add_bot);
+        .and_then(super::cluster_api::add_bot);
     let remove_bot = warp::path!("api" / "rooms" / String / "bots" / u8)
         .and(warp::delete())
         .and(auth())
         .and(with(shared))
-        .and_then(rooms_api::remove_bot);
+        .and_then(super::cluster_api::remove_bot);
     let status = warp::path!("api" / "rooms" / String)
         .and(warp::get())
         .and(with(shared))
-        .and_then(rooms_api::room_status);
+        .and_then(super::cluster_api::room_status);
     let internal_join = warp::path!("internal" / "rooms" / String / "join")
         .and(warp::post())
         .and(warp::header::optional::<String>(
