@@ -4,7 +4,7 @@
 //! Only a server whose history is PostgreSQL joins a cluster; on SQLite there is one node
 //! and none of this runs. A node registers under a stable id with a new epoch, renews a
 //! lease every 2 s (valid 10 s, on the database's clock) and publishes its rooms at most
-//! once a second each (`keep`). Every read of the directory joins on a live lease, so the
+//! once a second each (`crate::shared::cluster_upkeep`). Every read of the directory joins on a live lease, so the
 //! rooms of a node that died leave it within 10 s without anyone cleaning up. A room's code
 //! is claimed in the directory before the room opens, so codes are unique across nodes,
 //! and a dead node's codes are not claimed again for an hour.
@@ -13,9 +13,6 @@
 //! the node secret: every node derives it from the session key they share.
 
 pub mod forward;
-mod keep;
-
-pub use keep::keep;
 
 use crate::store::StoreError;
 use sqlx::PgPool;
@@ -234,9 +231,4 @@ impl Cluster {
         }
         Ok(aborted)
     }
-}
-
-/// The node secret every node derives from the session key they share.
-pub fn node_secret(key: &crate::shared::session_key::SessionKey) -> String {
-    key.derive("undercooked node secret")
 }

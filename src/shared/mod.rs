@@ -10,6 +10,7 @@
 
 pub mod admission;
 pub mod census;
+pub mod cluster_upkeep;
 pub mod config;
 pub mod newcomers;
 pub mod random;
@@ -100,7 +101,7 @@ impl Shared {
             error: e.to_string(),
         })?;
         crate::store::sessions::check_key(&store, &key.fingerprint(), &key_file).await?;
-        let _ = self.node_secret.set(crate::cluster::node_secret(&key));
+        let _ = self.node_secret.set(key.node_secret());
         let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;
         if rekeyed > 0 {
             tracing::info!(
@@ -193,7 +194,7 @@ impl Shared {
         let cluster =
             Arc::new(crate::cluster::Cluster::join(pool.clone(), at, secret.clone()).await?);
         let _ = self.cluster.set(cluster.clone());
-        tokio::spawn(crate::cluster::keep(Arc::downgrade(self), cluster));
+        tokio::spawn(cluster_upkeep::keep(Arc::downgrade(self), cluster));
         Ok(())
     }
 

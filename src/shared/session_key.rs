@@ -75,6 +75,12 @@ impl SessionKey {
         self.keyed(label.as_bytes())
     }
 
+    /// The node secret: every node of a cluster shares the key, so every node has it, and
+    /// it authenticates their forwarded requests (`crate::cluster`).
+    pub fn node_secret(&self) -> String {
+        self.derive("undercooked node secret")
+    }
+
     /// What identifies the key without revealing it: the first 16 bytes of its HMAC over a
     /// fixed label, hex. Stored in a shared database so every node can check it holds the
     /// same key.

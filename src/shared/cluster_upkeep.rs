@@ -1,12 +1,13 @@
-//! The node's upkeep in the cluster: its lease renewed every `RENEW_EVERY_S`, with its room
+//! A node's upkeep in its cluster (`crate::cluster`), which needs the rooms and the census
+//! and so lives here, above it: its lease renewed every `RENEW_EVERY_S`, with its room
 //! and socket counts, and its rooms published to the directory once a second — only the
 //! rows that changed, so a room is written at most once a second, outside the history's
 //! write chain. Every `JANITOR_EVERY_S` it closes the rounds of nodes that were lost
 //! (`Cluster::janitor`). A database that cannot be reached is retried at the next beat; rounds play
 //! on meanwhile (nothing here is on a room's path).
 
-use super::Cluster;
-use crate::shared::Shared;
+use super::Shared;
+use crate::cluster::{Cluster, LEASE_S, RENEW_EVERY_S};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -31,7 +32,7 @@ pub async fn keep(shared: Weak<Shared>, cluster: Arc<Cluster>) {
     let mut lapsed = false;
     loop {
         let Some(s) = shared.upgrade() else { return };
-        if beat.is_multiple_of(super::RENEW_EVERY_S) {
+        if beat.is_multiple_of(RENEW_EVERY_S) {
             match renew(&s, &cluster).await {
                 Err(e) => {
                     tracing::warn!(error = %e, "the node's lease could not be renewed");
@@ -68,7 +69,7 @@ async fn renew(shared: &Shared, cluster: &Cluster) -> sqlx::Result<()> {
     )
     .bind(&cluster.node_id)
     .bind(cluster.epoch)
-    .bind(super::LEASE_S as f64)
+    .bind(LEASE_S as f64)
     .bind(shared.rooms.len() as i64)
     .bind(sockets)
     .bind(cluster.draining())
