@@ -91,16 +91,23 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             loop {
                 let next = match tokio::time::timeout_at(grace, rows.try_next()).await {
                     Err(_) => break Some(Stop::Timeout(count)),
-                    Ok(Err(_)) if interrupted.load(Ordering::Relaxed) => break Some(Stop::Timeout(count)),
+                    Ok(Err(_)) if interrupted.load(Ordering::Relaxed) => {
+                        break Some(Stop::Timeout(count));
+                    }
                     Ok(Err(e)) => break Some(Stop::Failed(e)),
                     Ok(Ok(None)) => break None,
                     Ok(Ok(Some(row))) => row,
                 };
                 if count == 0 {
-                    columns = next.columns().iter().map(|c| c.name().to_string()).collect();
+                    columns = next
+                        .columns()
+                        .iter()
+                        .map(|c| c.name().to_string())
+                        .collect();
                     printer.header(&columns)?;
                 }
-                let values: Vec<serde_json::Value> = (0..columns.len()).map(|i| cell(&next, i)).collect();
+                let values: Vec<serde_json::Value> =
+                    (0..columns.len()).map(|i| cell(&next, i)).collect();
                 printer.row(&columns, &values)?;
                 count += 1;
                 // Printing counts against the limit too: a reader that keeps the pipe
@@ -110,27 +117,38 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 }
             }
         };
-        match stopped {
-            None => {
-                printer.finish(&columns, count)?;
-                anyhow::Ok(0)
-            }
-            Some(Stop::Timeout(rows)) => {
-                // What was printed stays whole (a table keeps its count line); a query
-                // stopped before its first row prints nothing but the refusal.
-                if rows > 0 {
-                    printer.finish(&columns, rows)?;
-                }
-                eprintln!(
-                    "undercooked: stopped: the query ran past its {}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
-                    args.timeout_s,
-                    if rows == 1 { "" } else { "s" }
-                );
-                Ok(2)
-            }
-            Some(Stop::Failed(e)) => Ok(failed(&location, &e)),
-        }
+        ended(printer, &columns, count, stopped, args.timeout_s, &location)
     })
+}
+
+/// Ends the output as the query ended (both engines): the rows printed stay whole (a table
+/// keeps its count line; a query stopped before its first row prints nothing but the
+/// refusal), and a stop is said in a sentence; the exit code.
+fn ended(
+    printer: Printer,
+    columns: &[String],
+    count: u64,
+    stopped: Option<Stop>,
+    timeout_s: u64,
+    location: &str,
+) -> anyhow::Result<u8> {
+    match stopped {
+        None => {
+            printer.finish(columns, count)?;
+            Ok(0)
+        }
+        Some(Stop::Timeout(rows)) => {
+            if rows > 0 {
+                printer.finish(columns, rows)?;
+            }
+            eprintln!(
+                "undercooked: stopped: the query ran past its {timeout_s}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
+                if rows == 1 { "" } else { "s" }
+            );
+            Ok(2)
+        }
+        Some(Stop::Failed(e)) => Ok(failed(location, &e)),
+    }
 }
 
 /// Says why the query failed (a write refused by the engine is said as such): exit 2.
@@ -194,22 +212,12 @@ async fn run_postgres(store: &undercooked::store::Store, args: &Args) -> anyhow:
         }
     };
     let _ = tx.rollback().await;
-    match stopped {
-        None => {
-            printer.finish(&columns, count)?;
-            Ok(0)
-        }
-        Some(Stop::Timeout(rows)) => {
-            if rows > 0 {
-                printer.finish(&columns, rows)?;
-            }
-            eprintln!(
-                "undercooked: stopped: the query ran past its {}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
-                args.timeout_s,
-                if rows == 1 { "" } else { "s" }
-            );
-            Ok(2)
-        }
-        Some(Stop::Failed(e)) => Ok(failed(&store.location, &e)),
-    }
+    ended(
+        printer,
+        &columns,
+        count,
+        stopped,
+        args.timeout_s,
+        &store.location,
+    )
 }

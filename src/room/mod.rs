@@ -49,6 +49,9 @@ pub struct Room {
     phase: Phase,
     seats: Seats,
     level: Option<String>,
+    /// The level last published to the registry (the directory reads it), so the registry's
+    /// lock is taken only when the level changes, not at every tick.
+    level_published: Option<String>,
     round_no: u32,
     empty_since: Option<Instant>,
     panic_next: bool,
@@ -86,6 +89,7 @@ pub fn spawn_as(shared: &Arc<Shared>, code: Option<String>) -> Option<(String, R
         phase: Phase::Lobby,
         seats: Seats::new(shared.config.max_players as usize),
         level: None,
+        level_published: None,
         round_no: 0,
         empty_since: Some(Instant::now()),
         panic_next: false,
@@ -278,13 +282,16 @@ impl Room {
         self.close_if_empty(now)
     }
 
-    fn publish(&self) {
+    fn publish(&mut self) {
         self.info.publish(
             self.phase.state(),
             self.seats.seated(),
             self.seats.spectators.len(),
         );
-        self.info.publish_level(self.level.as_deref());
+        if self.level_published != self.level {
+            self.info.publish_level(self.level.as_deref());
+            self.level_published = self.level.clone();
+        }
     }
 
     /// Sends a frame to one connection without waiting. A full send queue drops it; a dropped

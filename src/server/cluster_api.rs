@@ -46,16 +46,7 @@ pub async fn to_owner(
         authorization,
     };
     match forward::send(&owner.internal_http, method, path, body, sender).await {
-        Ok(a) => {
-            let status = StatusCode::from_u16(a.status).unwrap_or(StatusCode::BAD_GATEWAY);
-            let mut r = Response::new(a.body.into());
-            *r.status_mut() = status;
-            r.headers_mut().insert(
-                "content-type",
-                warp::http::HeaderValue::from_static("application/json"),
-            );
-            r
-        }
+        Ok(a) => passed_on(a),
         Err(why) => {
             let detail = match &why {
                 Unanswered::TimedOut => "no answer in 2 s".to_string(),
@@ -68,6 +59,17 @@ pub async fn to_owner(
             }
         }
     }
+}
+
+/// An owner's answer, passed on to the player as it came (its status and JSON body).
+pub(super) fn passed_on(a: forward::Answer) -> Response {
+    let mut r = Response::new(a.body.into());
+    *r.status_mut() = StatusCode::from_u16(a.status).unwrap_or(StatusCode::BAD_GATEWAY);
+    r.headers_mut().insert(
+        "content-type",
+        warp::http::HeaderValue::from_static("application/json"),
+    );
+    r
 }
 
 fn unavailable(why: &str) -> Response {

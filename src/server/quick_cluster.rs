@@ -121,12 +121,7 @@ async fn seat_anywhere(
             };
             match forward::send(&internal, "POST", &path, body.into(), sender).await {
                 Ok(a) if a.status == 200 && seat_given(&a.body) => {
-                    let mut r = Response::new(a.body.into());
-                    r.headers_mut().insert(
-                        "content-type",
-                        warp::http::HeaderValue::from_static("application/json"),
-                    );
-                    Some(r)
+                    Some(super::cluster_api::passed_on(a))
                 }
                 _ => None,
             }

@@ -119,12 +119,9 @@ impl RoomInfo {
         crate::lock::lock(&self.level).clone()
     }
 
-    /// The room publishes its level (with its state, after every command and tick).
+    /// The room publishes its level when it changes.
     pub fn publish_level(&self, level: Option<&str>) {
-        let mut held = crate::lock::lock(&self.level);
-        if held.as_deref() != level {
-            *held = level.map(str::to_string);
-        }
+        *crate::lock::lock(&self.level) = level.map(str::to_string);
     }
 
     /// The room's timer ticked at `now` (each tick, in every phase).
