@@ -88,6 +88,9 @@ impl<T> Row for T where
 /// macro, and the write chain's group), so the trait has no transaction type of its own.
 pub trait Db: Send + Sized {
     fn dialect(&self) -> Dialect;
+    /// The PostgreSQL connection itself, for the one statement written for it alone (the
+    /// history's bulk insert binds arrays, which SQLite has not); `None` on SQLite.
+    fn postgres(&mut self) -> Option<&mut PgConnection>;
     /// Runs a statement; the number of rows it changed.
     fn execute<'a>(
         &'a mut self,
@@ -135,10 +138,13 @@ macro_rules! bind_all {
 }
 
 macro_rules! impl_db {
-    ($conn:ty, $dialect:expr) => {
+    ($conn:ty, $dialect:expr, $postgres:expr) => {
         impl Db for $conn {
             fn dialect(&self) -> Dialect {
                 $dialect
+            }
+            fn postgres(&mut self) -> Option<&mut PgConnection> {
+                $postgres(self)
             }
             async fn execute<'a>(
                 &'a mut self,
@@ -170,5 +176,5 @@ macro_rules! impl_db {
     };
 }
 
-impl_db!(SqliteConnection, Dialect::Sqlite);
-impl_db!(PgConnection, Dialect::Postgres);
+impl_db!(SqliteConnection, Dialect::Sqlite, |_| None);
+impl_db!(PgConnection, Dialect::Postgres, Some);

@@ -4,6 +4,7 @@
 //! Consecutive batches insert their rows in one statement, and quest progress is folded
 //! once for the whole group: a busy writer's cost is per transaction, not per batch.
 
+use super::credit::Credit;
 use super::db::{Db, Dialect};
 use super::history;
 use super::jobs::{Batch, Faults, Job, Must};
@@ -109,6 +110,29 @@ pub(super) async fn write_group(
     jobs: &[Job],
     defs: &[QuestDef],
     faults: &Faults,
+    credit: &mut Credit,
+) -> Result<Vec<JobDone>, WriteError> {
+    let written = write_group_in(store, jobs, defs, faults, credit).await;
+    if written.is_ok() {
+        credit.commit();
+        for job in jobs {
+            if let Job::Must(Must::Finish { meta, .. }) = job {
+                credit.forget(&meta.round_key);
+            }
+        }
+    } else {
+        credit.discard();
+    }
+    written
+}
+
+/// `write_group`, before its credit is kept or dropped.
+async fn write_group_in(
+    store: &Store,
+    jobs: &[Job],
+    defs: &[QuestDef],
+    faults: &Faults,
+    credit: &mut Credit,
 ) -> Result<Vec<JobDone>, WriteError> {
     // The slow-database seam: wait while `slow_ms` says so (re-read, so clearing it ends
     // the wait).
@@ -124,7 +148,7 @@ pub(super) async fn write_group(
     match &store.pool {
         Pool::Sqlite(p) => {
             let mut conn = p.acquire().await?;
-            let written = write_once!(conn, jobs, defs, faults).map_err(WriteError::from);
+            let written = write_once!(conn, jobs, defs, faults, credit).map_err(WriteError::from);
             if written.is_err() {
                 // The transaction was rolled back when it dropped (or by SQLite itself);
                 // the connection goes too, with whatever lock or state it might still hold.
@@ -139,7 +163,9 @@ pub(super) async fn write_group(
             loop {
                 attempt += 1;
                 let mut conn = p.acquire().await?;
-                match write_once!(conn, jobs, defs, faults) {
+                // A run that lost its race learned nothing: its transaction rolled back.
+                credit.discard();
+                match write_once!(conn, jobs, defs, faults, credit) {
                     Err(e) if lost_a_race(&e) && attempt < RACE_RETRIES => continue,
                     Err(e) => {
                         let _ = conn.close().await;
@@ -155,11 +181,11 @@ pub(super) async fn write_group(
 /// The read-only seam, then the group in one transaction on `$conn` (a pooled connection
 /// of either engine): `sqlx::Result` of what it wrote.
 macro_rules! write_once {
-    ($conn:ident, $jobs:expr, $defs:expr, $faults:expr) => {
+    ($conn:ident, $jobs:expr, $defs:expr, $faults:expr, $credit:expr) => {
         async {
             read_only_seam(&mut *$conn, $faults).await?;
             let mut tx = sqlx::Connection::begin(&mut *$conn).await?;
-            let out = write_in(&mut *tx, $jobs, $defs).await?;
+            let out = write_in(&mut *tx, $jobs, $defs, $credit).await?;
             tx.commit().await?;
             Ok::<_, sqlx::Error>(out)
         }
@@ -185,7 +211,12 @@ async fn read_only_seam(conn: &mut impl Db, faults: &Faults) -> sqlx::Result<()>
 }
 
 /// Writes the group on `tx`, a connection inside the caller's transaction.
-async fn write_in(tx: &mut impl Db, jobs: &[Job], defs: &[QuestDef]) -> sqlx::Result<Vec<JobDone>> {
+async fn write_in(
+    tx: &mut impl Db,
+    jobs: &[Job],
+    defs: &[QuestDef],
+    credit: &mut Credit,
+) -> sqlx::Result<Vec<JobDone>> {
     // A group of event batches only commits without waiting for PostgreSQL's WAL flush, as
     // SQLite's WAL with synchronous=NORMAL does: a crash of the database may lose the last
     // such commits, which the replay files still hold (`reindex` repairs), and batches may be
@@ -219,7 +250,7 @@ async fn write_in(tx: &mut impl Db, jobs: &[Job], defs: &[QuestDef]) -> sqlx::Re
         _ => None,
     });
     if let Some((first, _)) = batches.clone().next() {
-        for (meta, c) in quests::fold_events(tx, &fresh, defs).await? {
+        for (meta, c) in quests::fold_events(tx, &fresh, defs, credit).await? {
             let round = batches
                 .clone()
                 .find(|(_, b)| b.meta.round_key == meta.round_key);

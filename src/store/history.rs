@@ -4,7 +4,8 @@
 //! batch or result twice changes nothing and nothing is ever counted or rewarded twice. The
 //! live write chain and `reindex` call the same functions.
 
-use super::db::{Arg, Db, args};
+use super::credit::Credit;
+use super::db::{Arg, Db, Dialect, args};
 use super::quests::{self, Completion, QuestDef};
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
 use std::sync::OnceLock;
@@ -48,6 +49,19 @@ pub async fn write_events(
     rows: &[EventRow],
     defs: &[QuestDef],
 ) -> sqlx::Result<(u64, Vec<Completion>)> {
+    write_events_credited(conn, meta, rows, defs, &mut Credit::default()).await
+}
+
+/// `write_events`, keeping the round's contributions in `credit` from one call to the
+/// next (`reindex` writes a file tick by tick in one transaction: one read of its work
+/// rows, not one per serve).
+pub async fn write_events_credited(
+    conn: &mut impl Db,
+    meta: &RoundMeta,
+    rows: &[EventRow],
+    defs: &[QuestDef],
+    credit: &mut Credit,
+) -> sqlx::Result<(u64, Vec<Completion>)> {
     let rows: Vec<(&RoundMeta, &EventRow)> = rows.iter().map(|r| (meta, r)).collect();
     let fresh = insert_events(conn, &rows).await?;
     let refs: Vec<(&RoundMeta, &EventRow)> = rows
@@ -55,11 +69,14 @@ pub async fn write_events(
         .zip(&fresh)
         .filter_map(|(row, new)| new.then_some(*row))
         .collect();
-    let completions = quests::fold_events(conn, &refs, defs)
+    let completions = quests::fold_events(conn, &refs, defs, credit)
         .await?
         .into_iter()
         .map(|(_, c)| c)
         .collect();
+    // Kept at once: the caller's transaction holds it, and a failure drops the caller's
+    // `credit` with the transaction.
+    credit.commit();
     Ok((refs.len() as u64, completions))
 }
 
@@ -69,12 +86,19 @@ pub async fn insert_events(
     conn: &mut impl Db,
     rows: &[(&RoundMeta, &EventRow)],
 ) -> sqlx::Result<Vec<bool>> {
+    if let Some(pg) = conn.postgres() {
+        let mut fresh = Vec::with_capacity(rows.len());
+        for chunk in rows.chunks(UNNEST_ROWS) {
+            let inserted = insert_unnest(pg, chunk).await?;
+            fresh.extend(which_were_new(chunk, inserted));
+        }
+        return Ok(fresh);
+    }
     // Multi-row statements, whatever round each row is of (the write chain hands over a
     // group's batches from many rooms at once), in chunks of 64 rows and then of the powers
     // of two below: seven statement texts in all, each prepared once and kept in the
     // connection's statement cache, where a text per row count filled the cache with
-    // statements prepared for one use. RETURNING lists only the rows actually inserted, in
-    // no promised order; an ignored duplicate returns nothing.
+    // statements prepared for one use.
     let mut fresh = Vec::with_capacity(rows.len());
     let mut rest = rows;
     while !rest.is_empty() {
@@ -95,45 +119,115 @@ pub async fn insert_events(
                 r.recipe,
             ]);
         }
-        let mut inserted: Vec<(String, i64, i64)> =
-            conn.fetch_all(insert_text(power), &values).await?;
-        inserted.sort_unstable();
-        for (meta, r) in chunk {
-            let key = (meta.round_key.as_str(), r.tick as i64, r.n as i64);
-            let found = inserted.binary_search_by(|(k, t, n)| (k.as_str(), *t, *n).cmp(&key));
-            // Taken out when found, so the same row given twice counts once.
-            fresh.push(found.map(|i| inserted.remove(i)).is_ok());
-        }
+        let inserted: Vec<(String, i64, i64)> = conn
+            .fetch_all(insert_text(conn.dialect(), power), &values)
+            .await?;
+        fresh.extend(which_were_new(chunk, inserted));
     }
     Ok(fresh)
+}
+
+/// Rows in one PostgreSQL insert: a group of the write chain is a few thousand.
+const UNNEST_ROWS: usize = 4096;
+
+/// PostgreSQL's insert: each column is bound as one array and `UNNEST` makes the rows, so a
+/// statement costs nine parameters whatever its rows, where a multi-row `VALUES` binds,
+/// sends and parses nine a row.
+async fn insert_unnest(
+    pg: &mut sqlx::PgConnection,
+    chunk: &[(&RoundMeta, &EventRow)],
+) -> sqlx::Result<Vec<(String, i64, i64)>> {
+    let column = |f: &dyn Fn(&RoundMeta, &EventRow) -> i64| -> Vec<i64> {
+        chunk.iter().map(|(m, r)| f(m, r)).collect()
+    };
+    let keys: Vec<&str> = chunk.iter().map(|(m, _)| m.round_key.as_str()).collect();
+    let kinds: Vec<&str> = chunk.iter().map(|(_, r)| r.kind).collect();
+    let seats: Vec<Option<i64>> = chunk.iter().map(|(_, r)| r.seat.map(i64::from)).collect();
+    let xs: Vec<f64> = chunk.iter().map(|(_, r)| r.x).collect();
+    let ys: Vec<f64> = chunk.iter().map(|(_, r)| r.y).collect();
+    let payloads: Vec<&str> = chunk.iter().map(|(_, r)| r.payload.as_str()).collect();
+    let recipes: Vec<Option<&str>> = chunk.iter().map(|(_, r)| r.recipe).collect();
+    sqlx::query_as(
+        "INSERT INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe)
+         SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::text[], $5::int8[],
+                              $6::float8[], $7::float8[], $8::text[], $9::text[])
+         ON CONFLICT DO NOTHING RETURNING round_key, tick, n",
+    )
+    .bind(keys)
+    .bind(column(&|_, r| i64::from(r.tick)))
+    .bind(column(&|_, r| i64::from(r.n)))
+    .bind(kinds)
+    .bind(seats)
+    .bind(xs)
+    .bind(ys)
+    .bind(payloads)
+    .bind(recipes)
+    .fetch_all(&mut *pg)
+    .await
+}
+
+/// Which of `chunk`'s rows are among `inserted` (what `RETURNING` listed: only the rows
+/// actually inserted, in no promised order; an ignored duplicate returns nothing). A row
+/// given twice in the chunk is new only the first time.
+fn which_were_new(
+    chunk: &[(&RoundMeta, &EventRow)],
+    mut inserted: Vec<(String, i64, i64)>,
+) -> Vec<bool> {
+    inserted.sort_unstable();
+    let mut taken = vec![false; inserted.len()];
+    chunk
+        .iter()
+        .map(|(meta, r)| {
+            let key = (meta.round_key.as_str(), r.tick as i64, r.n as i64);
+            match inserted.binary_search_by(|(k, t, n)| (k.as_str(), *t, *n).cmp(&key)) {
+                Ok(i) if !taken[i] => {
+                    taken[i] = true;
+                    true
+                }
+                _ => false,
+            }
+        })
+        .collect()
 }
 
 /// The columns of an event row, in the order `insert_events` binds them.
 const EVENT_COLUMNS: usize = 9;
 
-/// The insert of `1 << power` event rows (`power` ≤ 6), numbered `$1…`, made once.
-fn insert_text(power: u32) -> &'static str {
-    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+/// The insert of `1 << power` event rows (`power` ≤ 6) in `dialect`'s placeholders, made
+/// once. SQLite's take `?`: sqlx looks up each `$N` by name, and SQLite finds a name by
+/// walking every name of the statement, so 576 `$N` cost 576 walks of 576 (a third of the
+/// write chain's time); an anonymous `?` has no name to walk.
+fn insert_text(dialect: Dialect, power: u32) -> &'static str {
+    static TEXTS: OnceLock<[Vec<String>; 2]> = OnceLock::new();
     let texts = TEXTS.get_or_init(|| {
-        (0..=6)
-            .map(|p| {
-                let rows: Vec<String> = (0..1usize << p)
-                    .map(|row| {
-                        let cells: Vec<String> = (1..=EVENT_COLUMNS)
-                            .map(|c| format!("${}", row * EVENT_COLUMNS + c))
-                            .collect();
-                        format!("({})", cells.join(", "))
-                    })
-                    .collect();
-                format!(
-                    "INSERT INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES {}
-                     ON CONFLICT DO NOTHING RETURNING round_key, tick, n",
-                    rows.join(", ")
-                )
-            })
-            .collect()
+        [Dialect::Sqlite, Dialect::Postgres].map(|d| {
+            (0..=6)
+                .map(|p| {
+                    let rows: Vec<String> = (0..1usize << p)
+                        .map(|row| {
+                            let cells: Vec<String> = (1..=EVENT_COLUMNS)
+                                .map(|c| match d {
+                                    Dialect::Sqlite => "?".to_string(),
+                                    Dialect::Postgres => format!("${}", row * EVENT_COLUMNS + c),
+                                })
+                                .collect();
+                            format!("({})", cells.join(", "))
+                        })
+                        .collect();
+                    format!(
+                        "INSERT INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES {}
+                         ON CONFLICT DO NOTHING RETURNING round_key, tick, n",
+                        rows.join(", ")
+                    )
+                })
+                .collect()
+        })
     });
-    texts.get(power.min(6) as usize).map_or("", String::as_str)
+    let of = match dialect {
+        Dialect::Sqlite => &texts[0],
+        Dialect::Postgres => &texts[1],
+    };
+    of.get(power.min(6) as usize).map_or("", String::as_str)
 }
 
 /// Writes a round's end: its result, each seat's figures, the unlocks and the quests that

@@ -12,6 +12,7 @@
 //! of the server lives in this module.
 
 pub mod chain;
+pub mod credit;
 pub mod db;
 mod group;
 pub mod history;

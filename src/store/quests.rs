@@ -26,6 +26,7 @@
 //! then reported, so nobody is rewarded twice.
 
 use super::Store;
+use super::credit::Credit;
 use super::db::{Db, Dialect, args};
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
 
@@ -57,12 +58,6 @@ const CONTRIBUTORS_SQL: &str = "SELECT seat FROM events WHERE round_key = $1 AND
      AND kind IN ('chopped', 'served', 'washed', 'extinguished')
      AND (tick < $2 OR (tick = $2 AND n <= $3))
      GROUP BY seat HAVING COUNT(*) >= $4 ORDER BY seat";
-
-/// A round's work rows up to (tick, n), for `work_rows`.
-const WORK_ROWS_SQL: &str =
-    "SELECT seat, tick, n FROM events WHERE round_key = $1 AND seat IS NOT NULL
-     AND kind IN ('chopped', 'served', 'washed', 'extinguished')
-     AND (tick < $2 OR (tick = $2 AND n <= $3))";
 
 const CAMPAIGN_SQL: &str = concat!(
     "SELECT COUNT(DISTINCT r.level_id) FROM rounds r JOIN round_players p ON p.round_key = r.round_key
@@ -261,20 +256,17 @@ pub async fn fold_events<'a>(
     conn: &mut impl Db,
     events: &[(&'a RoundMeta, &EventRow)],
     defs: &[QuestDef],
+    credit: &mut Credit,
 ) -> sqlx::Result<Vec<(&'a RoundMeta, Completion)>> {
     let mut changes: std::collections::BTreeMap<(String, usize), (Vec<Change>, &'a RoundMeta)> =
         std::collections::BTreeMap::new();
-    let work = work_rows(conn, events).await?;
+    credit.update(conn, events).await?;
     for (meta, e) in events {
         let meta: &'a RoundMeta = meta;
         let everyone: Vec<&str> = meta.seats.iter().map(|s| s.session_id.as_str()).collect();
         // A serve moves the team quests of the seats that have contributed so far.
         let credited: Vec<&str> = if e.kind == "served" {
-            let seats = contributed_by(
-                work.get(meta.round_key.as_str())
-                    .map_or(&[][..], Vec::as_slice),
-                (e.tick, e.n),
-            );
+            let seats = credit.contributed(&meta.round_key, (e.tick, e.n));
             meta.seats
                 .iter()
                 .filter(|s| seats.contains(&s.seat))
@@ -317,46 +309,6 @@ pub async fn fold_events<'a>(
         }
     }
     Ok(out)
-}
-
-/// The work rows (seat, tick, n) of each round with a serve among `events`, up to its last
-/// serve there: one query per round, where a query per serve (`contributors`) cost a round
-/// trip each on PostgreSQL. Read after the group's rows were inserted, as `contributors`
-/// reads them, so both count the same rows.
-async fn work_rows(
-    conn: &mut impl Db,
-    events: &[(&RoundMeta, &EventRow)],
-) -> sqlx::Result<std::collections::BTreeMap<String, Vec<(i64, i64, i64)>>> {
-    let mut last: std::collections::BTreeMap<&str, (u32, u32)> = std::collections::BTreeMap::new();
-    for (meta, e) in events.iter().filter(|(_, e)| e.kind == "served") {
-        let at = last.entry(meta.round_key.as_str()).or_insert((e.tick, e.n));
-        *at = (*at).max((e.tick, e.n));
-    }
-    let mut out = std::collections::BTreeMap::new();
-    for (round, (tick, n)) in last {
-        let rows: Vec<(i64, i64, i64)> = conn
-            .fetch_all(WORK_ROWS_SQL, &args![round, tick as i64, n as i64])
-            .await?;
-        out.insert(round.to_string(), rows);
-    }
-    Ok(out)
-}
-
-/// The seats with `WORK_TO_COUNT` rows of `work` up to and with (`tick`, `n`), in seat
-/// order: `contributors`, answered from rows already read.
-fn contributed_by(work: &[(i64, i64, i64)], (tick, n): (u32, u32)) -> Vec<u8> {
-    let upto = (tick as i64, n as i64);
-    let mut counts: std::collections::BTreeMap<i64, u32> = std::collections::BTreeMap::new();
-    for (seat, t, k) in work {
-        if (*t, *k) <= upto {
-            *counts.entry(*seat).or_insert(0) += 1;
-        }
-    }
-    counts
-        .into_iter()
-        .filter(|(_, c)| *c >= WORK_TO_COUNT)
-        .map(|(s, _)| s as u8)
-        .collect()
 }
 
 /// Applies a sequence of changes to one session's progress on one quest. The row is made
@@ -465,7 +417,12 @@ mod tests {
     fn every_query_of_contribution_counts_exactly_the_kinds_of_work() {
         let list: Vec<String> = WORK_KINDS.iter().map(|k| format!("'{k}'")).collect();
         let list = format!("IN ({})", list.join(", "));
-        for sql in [CONTRIBUTORS_SQL, CAMPAIGN_SQL, TEAMMATES_SQL, WORK_ROWS_SQL] {
+        for sql in [
+            CONTRIBUTORS_SQL,
+            CAMPAIGN_SQL,
+            TEAMMATES_SQL,
+            super::super::credit::WORK_ROWS_SQL,
+        ] {
             assert!(sql.contains(&list), "{sql}");
         }
     }

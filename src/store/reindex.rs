@@ -235,6 +235,7 @@ async fn index_rows(
         .await
         .map_err(|e| e.to_string())?;
     let mut new_events = 0u64;
+    let mut credit = super::credit::Credit::default();
     let mut ended = false;
     let mut events = Vec::new();
     for record in &read.records[1..] {
@@ -244,9 +245,10 @@ async fn index_rows(
                 let rows = event_rows(&events, tick, &fold.ids);
                 events.clear();
                 if !rows.is_empty() {
-                    let (new, _) = history::write_events(tx, meta, &rows, defs)
-                        .await
-                        .map_err(|e| e.to_string())?;
+                    let (new, _) =
+                        history::write_events_credited(tx, meta, &rows, defs, &mut credit)
+                            .await
+                            .map_err(|e| e.to_string())?;
                     new_events += new;
                 }
             }

@@ -19,6 +19,7 @@
 //! the outcome, job by job, is this task's.
 
 use super::Store;
+use super::credit::Credit;
 use super::group::{JobDone, WriteError, write_group};
 use super::jobs::{ChainStats, Faults, Job, Must, Notify};
 use super::quests::QuestDef;
@@ -72,6 +73,8 @@ struct Writer {
     /// The wait before the next group, after a failure.
     backoff: Option<Duration>,
     last_error_log: Option<Instant>,
+    /// The rounds' contributions, kept between groups.
+    credit: Credit,
 }
 
 /// Why a job goes back to the front of the queue.
@@ -101,6 +104,7 @@ pub(super) async fn run(
         held: VecDeque::new(),
         backoff: None,
         last_error_log: None,
+        credit: Credit::default(),
     };
     while writer.gather(&mut rx).await {
         let jobs: Vec<Job> = writer.held.drain(..writer.held.len().min(GROUP)).collect();
@@ -139,7 +143,15 @@ impl Writer {
     /// job's result. `None` when the storage failed the whole group: it is to be held
     /// again, and the next try waits longer.
     async fn write(&mut self, jobs: &[Job]) -> Option<Vec<Result<JobDone, WriteError>>> {
-        match write_group(&self.store, jobs, &self.defs, &self.faults).await {
+        match write_group(
+            &self.store,
+            jobs,
+            &self.defs,
+            &self.faults,
+            &mut self.credit,
+        )
+        .await
+        {
             Ok(per_job) => Some(per_job.into_iter().map(Ok).collect()),
             Err(WriteError::Storage(e)) => {
                 self.stats.write_errors.fetch_add(1, Relaxed);
@@ -152,7 +164,14 @@ impl Writer {
                 let mut v = Vec::with_capacity(jobs.len());
                 for job in jobs {
                     let alone = std::slice::from_ref(job);
-                    let written = write_group(&self.store, alone, &self.defs, &self.faults).await;
+                    let written = write_group(
+                        &self.store,
+                        alone,
+                        &self.defs,
+                        &self.faults,
+                        &mut self.credit,
+                    )
+                    .await;
                     v.push(written.map(|mut r| r.remove(0)));
                 }
                 Some(v)

@@ -306,3 +306,60 @@ async fn postgresql_stopped_mid_round_the_round_plays_on_and_the_history_catches
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_bulk_insert_says_which_rows_were_new_as_sqlite_does() {
+    if !postgres::available() {
+        return;
+    }
+    // Given two rounds on PostgreSQL (whose insert binds arrays, unlike SQLite's),
+    let store = Store::open(&postgres::database())
+        .await
+        .expect("a PostgreSQL store");
+    let mut conn = pg(&store).acquire().await.expect("a connection");
+    let (a, b) = (round("BULKA", "s-a"), round("BULKB", "s-b"));
+    history::begin_round(&mut *conn, &a).await.expect("round a");
+    history::begin_round(&mut *conn, &b).await.expect("round b");
+    // when one insert carries rows of both and a row twice, then each is new once;
+    let (a1, a2, b1) = (
+        event(10, "served"),
+        event(11, "missed"),
+        event(10, "chopped"),
+    );
+    let rows = [(&*a, &a1), (&*a, &a2), (&*b, &b1), (&*a, &a1)];
+    let fresh = history::insert_events(&mut *conn, &rows)
+        .await
+        .expect("insert");
+    assert_eq!(fresh, [true, true, true, false]);
+    let again = history::insert_events(&mut *conn, &rows[..3])
+        .await
+        .expect("insert again");
+    assert_eq!(again, [false, false, false]);
+    // and a run longer than one statement (5,000 rows) then with one more: only it is new.
+    let many: Vec<EventRow> = (100..5100).map(|t| event(t, "missed")).collect();
+    let mut rows: Vec<(&RoundMeta, &EventRow)> = many.iter().map(|r| (&*b, r)).collect();
+    let fresh = history::insert_events(&mut *conn, &rows)
+        .await
+        .expect("insert many");
+    assert!(fresh.iter().all(|new| *new));
+    let one_more = event(5100, "missed");
+    rows.push((&*b, &one_more));
+    let fresh = history::insert_events(&mut *conn, &rows)
+        .await
+        .expect("insert one more");
+    assert_eq!(fresh.iter().filter(|new| **new).count(), 1);
+    assert_eq!(fresh.last(), Some(&true));
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM events")
+        .fetch_one(&mut *conn)
+        .await
+        .expect("count");
+    assert_eq!(count, 3 + 5001);
+    // The NULLs survive the arrays: a row without a cook or a recipe keeps them NULL.
+    let (nulls,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM events WHERE kind = 'missed' AND recipe IS NULL AND seat = 0",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .expect("nulls");
+    assert_eq!(nulls, 5002);
+}

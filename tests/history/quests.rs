@@ -402,3 +402,40 @@ async fn a_person_who_works_beside_three_bots_shares_their_win() {
     assert_eq!(progress(&store, "s-ann", "three_stars").await, (1, true));
     assert_eq!(progress(&store, "s-ann", "campaign_hero").await, (1, false));
 }
+
+#[tokio::test]
+async fn a_cook_who_starts_work_after_the_first_serve_is_credited_from_then_on() {
+    // Given a round written through the write chain, each tick in a group of its own (as a
+    // quiet kitchen is): Ann chops and serves, then Bob chops, then Ann serves again. When
+    // the chain folds the quests, then Ann's clean run counts both serves and Bob's the one
+    // after his chop: the chain's kept credit takes work that arrives after the round was
+    // first read, as a read of the history would.
+    use undercooked::store::chain::{Batch, Chain, Must};
+    let store = store("credit").await;
+    let dir = std::env::temp_dir().join(format!(
+        "undercooked-quests-{}-credit-outbox",
+        std::process::id()
+    ));
+    let chain = Chain::start(store.clone(), dir, Arc::new(|_, _| {}))
+        .await
+        .unwrap();
+    let m = meta();
+    chain.must(Must::Begin(m.clone()));
+    let pending = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for (tick, rows) in [
+        (1, vec![chopped(1, 0)]),
+        (2, vec![served(2, 0, 1)]),
+        (3, vec![chopped(3, 1)]),
+        (4, vec![served(4, 0, 2)]),
+    ] {
+        chain.submit(Batch {
+            meta: m.clone(),
+            tick,
+            rows,
+            pending: pending.clone(),
+        });
+        chain.flushed().await;
+    }
+    assert_eq!(progress(&store, "s-ann", "clean_run").await, (2, false));
+    assert_eq!(progress(&store, "s-bob", "clean_run").await, (1, false));
+}
