@@ -9,6 +9,11 @@
 //! Into SQLite by default; with `UNDERCOOKED_BENCH_PG` set to a PostgreSQL server's URL (any
 //! database on it, e.g. `postgres://postgres@127.0.0.1:5433/postgres`), into a fresh
 //! PostgreSQL database per part instead.
+//!
+//! Several nodes into one database: `UNDERCOOKED_BENCH_SHARED=NAME` writes into the existing
+//! database NAME on that server (rounds keyed by the process, so several bench processes
+//! share it as nodes do), and `UNDERCOOKED_BENCH_PARTS=throughput` runs that part alone; the
+//! throughput line gives its window in Unix seconds, to add the processes up.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -65,6 +70,10 @@ async fn fresh_database(name: &str, dir: &std::path::Path) -> String {
     let Ok(server) = std::env::var("UNDERCOOKED_BENCH_PG") else {
         return format!("sqlite://{}", dir.join("h.db").display());
     };
+    let (base, _) = server.rsplit_once('/').unwrap();
+    if let Ok(shared) = std::env::var("UNDERCOOKED_BENCH_SHARED") {
+        return format!("{base}/{shared}");
+    }
     let admin = sqlx::PgPool::connect(&server).await.unwrap();
     let db = format!("hbench_{name}_{}", std::process::id());
     sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db}")))
@@ -75,7 +84,6 @@ async fn fresh_database(name: &str, dir: &std::path::Path) -> String {
         .execute(&admin)
         .await
         .unwrap();
-    let (base, _) = server.rsplit_once('/').unwrap();
     format!("{base}/{db}")
 }
 
@@ -103,11 +111,13 @@ async fn throughput(golden: &std::path::Path) {
     let (rooms, batches, per_batch) = (100usize, 100u32, 50usize);
     let mut tasks = Vec::new();
     let start = Instant::now();
+    let from = unix_now();
+    let node = std::process::id();
     for r in 0..rooms {
         let chain = chain.clone();
         let pool = pool.clone();
         tasks.push(tokio::spawn(async move {
-            let m = meta(&format!("R{r:03}"));
+            let m = meta(&format!("N{node}-R{r:03}"));
             chain.must(Must::Begin(m.clone()));
             let pending = Arc::new(AtomicUsize::new(0));
             let mut sent = 0u64;
@@ -143,11 +153,19 @@ async fn throughput(golden: &std::path::Path) {
     let secs = start.elapsed().as_secs_f64();
     let written = chain.stats.events_written.load(Relaxed);
     println!(
-        "write chain, {rooms} rooms x {batches} batches x {per_batch} events back to back: {written} of {sent} events in {secs:.2} s = {:.0} events/s ({} batches written, {} dropped)",
+        "write chain, {rooms} rooms x {batches} batches x {per_batch} events back to back: {written} of {sent} events in {secs:.2} s = {:.0} events/s ({} batches written, {} dropped; from {from:.2} to {:.2})",
         written as f64 / secs,
         chain.stats.batches_written.load(Relaxed),
-        chain.stats.batches_dropped.load(Relaxed)
+        chain.stats.batches_dropped.load(Relaxed),
+        unix_now()
     );
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
 }
 
 async fn rooms_at_game_pace(golden: &std::path::Path, rooms: usize, secs: u64) {
@@ -232,8 +250,17 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         println!("undercooked history bench");
-        throughput(&golden).await;
-        rooms_at_game_pace(&golden, 500, 10).await;
-        reindex_speed(&golden).await;
+        let parts = std::env::var("UNDERCOOKED_BENCH_PARTS")
+            .unwrap_or_else(|_| "throughput,pace,reindex".into());
+        let parts: Vec<&str> = parts.split(',').collect();
+        if parts.contains(&"throughput") {
+            throughput(&golden).await;
+        }
+        if parts.contains(&"pace") {
+            rooms_at_game_pace(&golden, 500, 10).await;
+        }
+        if parts.contains(&"reindex") {
+            reindex_speed(&golden).await;
+        }
     });
 }
