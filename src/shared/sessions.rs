@@ -11,7 +11,9 @@
 //! refreshed the same way, as is every hour of a session a room keeps: a session in use
 //! never expires (`store::sessions::expire`, only for sessions that never finished a round).
 //! On a database other nodes share (PostgreSQL), a cached session's unlocked level is read
-//! again each time an edge loads it, so a level won on another node counts here.
+//! again each time an edge loads it, so a level won on another node counts here, and a new
+//! token's session is made in the database at its first edge (`claim`), so every node
+//! names it by one id.
 
 use super::admission::Source;
 use super::newcomers::Newcomers;
@@ -84,8 +86,51 @@ impl Sessions {
                     ),
                 ))
             }
-            _ => Ok(()),
+            _ => {
+                if let (false, Some(t)) = (known, token) {
+                    self.claim(t).await;
+                }
+                Ok(())
+            }
         }
+    }
+
+    /// On a database other nodes share (PostgreSQL), a token seen for the first time has its
+    /// session made there before anything uses it, so two nodes that see it at once (a
+    /// player's first calls, before the write chain stored the first node's session) agree
+    /// on one session id: the first insert wins and the other node reads it back. Else (one
+    /// node, or a database that does not answer) `touch` makes it, as before.
+    async fn claim(&self, token: &str) {
+        let Some(store) = self.store.get() else {
+            return;
+        };
+        if store.dialect() != crate::store::db::Dialect::Postgres {
+            return;
+        }
+        let hash = self.hash(token);
+        let fresh = SessionRow {
+            id: random::hex(8),
+            token_hash: hash.clone(),
+            name: "Cook".to_string(),
+            unlocked: 1,
+        };
+        let row = match crate::store::sessions::claim(store, &fresh).await {
+            Ok(row) => row,
+            Err(e) => {
+                tracing::warn!(error = %e, "a new session could not be stored at once");
+                return;
+            }
+        };
+        let now = Instant::now();
+        self.cache().entry(hash).or_insert(Cached {
+            session: Session {
+                id: row.id,
+                name: row.name,
+                unlocked: row.unlocked,
+            },
+            used: now,
+            seen_written: now,
+        });
     }
 
     /// Looks sessions up in `store`, hashes tokens with `key` and persists through `chain`

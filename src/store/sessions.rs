@@ -55,6 +55,16 @@ pub async fn upsert(conn: &mut impl Db, s: &SessionRow) -> sqlx::Result<()> {
     Ok(())
 }
 
+/// The session of a token seen for the first time, made in the database at once: `row` if
+/// its insert is the first, else the session another node made for the same token first
+/// (a node that later writes `row` through the chain only marks that one seen).
+pub async fn claim(store: &Store, row: &SessionRow) -> sqlx::Result<SessionRow> {
+    super::on_conn!(store, conn => upsert(&mut *conn, row).await?);
+    Ok(find(store, &row.token_hash)
+        .await?
+        .unwrap_or_else(|| row.clone()))
+}
+
 /// Checks that the database's sessions were stored under this key (PostgreSQL, shared by
 /// nodes, keeps its fingerprint: the first node to start stores it). A node with another key
 /// would hash every returning token to nothing it finds, so it is refused with the reason.

@@ -14,6 +14,7 @@ mod server;
 mod browser_join;
 mod nodes;
 mod replays;
+mod sessions;
 mod sql;
 mod store;
 

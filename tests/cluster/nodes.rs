@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// A fresh folder for a test's shared files (the session key every node reads).
-fn folder(name: &str) -> PathBuf {
+pub(crate) fn folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("uc-cluster-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a folder");
@@ -17,7 +17,7 @@ fn folder(name: &str) -> PathBuf {
 }
 
 /// `n` in-process nodes on database `url`, sharing the key file `key`.
-async fn nodes(url: &str, key: &std::path::Path, n: usize) -> Vec<TestServer> {
+pub(crate) async fn nodes(url: &str, key: &std::path::Path, n: usize) -> Vec<TestServer> {
     let key = key.display().to_string();
     let mut out = Vec::new();
     for _ in 0..n {
@@ -32,7 +32,12 @@ async fn nodes(url: &str, key: &std::path::Path, n: usize) -> Vec<TestServer> {
     out
 }
 
-async fn post(node: &TestServer, path: &str, body: Value, token: Option<&str>) -> (u16, Value) {
+pub(crate) async fn post(
+    node: &TestServer,
+    path: &str,
+    body: Value,
+    token: Option<&str>,
+) -> (u16, Value) {
     let auth = token.map(|t| format!("Bearer {t}"));
     let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
     server::http(node.addr, "POST", path, Some(&body.to_string()), &headers).await
