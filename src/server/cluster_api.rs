@@ -1,6 +1,7 @@
 //! The HTTP side of a cluster: a request for a room held by another node is sent on to its
 //! owner (`to_owner`), and the owner answers forwarded joins on its internal route
-//! (`internal_join`), which only a node holding the node secret may call.
+//! (`internal_join`), which only a node holding the node secret may call (`not_a_node`;
+//! quick play's `/internal/quick` checks it the same way).
 //!
 //! When the owner does not answer within `forward::TIMEOUT`, its lease decides: lapsed, the
 //! room is gone (`room_gone`); live, the player is told to try again (503).
@@ -88,18 +89,26 @@ pub async fn internal_join(
     shared: Arc<Shared>,
     body: Body,
 ) -> Result<Response, Rejection> {
-    let trusted = shared
-        .cluster()
-        .is_some_and(|c| secret.as_deref().is_some_and(|s| c.secret_ok(s)));
-    if !trusted {
-        return Ok(refuse(
-            StatusCode::FORBIDDEN,
-            "not_a_node",
-            format!("only a node of this cluster may call this route (the {SECRET_HEADER} header)"),
-        ));
+    if let Some(refusal) = not_a_node(&shared, secret.as_deref()) {
+        return Ok(refusal);
     }
     let from = source.as_deref().and_then(Source::from_header);
     super::rooms_api::join_here(room, shared, body, from).await
+}
+
+/// The refusal of an internal route called without the node secret (`None`: a node of
+/// this cluster is calling).
+pub(super) fn not_a_node(shared: &Shared, secret: Option<&str>) -> Option<Response> {
+    let trusted = shared
+        .cluster()
+        .is_some_and(|c| secret.is_some_and(|s| c.secret_ok(s)));
+    (!trusted).then(|| {
+        refuse(
+            StatusCode::FORBIDDEN,
+            "not_a_node",
+            format!("only a node of this cluster may call this route (the {SECRET_HEADER} header)"),
+        )
+    })
 }
 
 /// The room's node, when the room is not here and this node is in a cluster.

@@ -1,12 +1,16 @@
 //! Quick play across the nodes of a cluster: the fullest open lobby on any live node that
-//! is not draining takes the player, else a new room opens here.
+//! is not draining takes the player, else a new room opens on the least-loaded live node.
 //!
 //! Finding a seat and taking it is one transaction under a cluster-wide advisory lock: the
 //! candidate row is locked (`FOR UPDATE … SKIP LOCKED`), counted one seat fuller, and the
 //! room's owner reserves the seat before the transaction commits, so twelve players asking
 //! at once fill three rooms of four rather than racing into a fifth seat or twelve rooms.
 //! The owner's room still has the last word: a refusal marks the row full and the next
-//! candidate is tried. Quick play is thus one at a time across the cluster, each a few
+//! candidate is tried. With none left, the live node that is not draining with the fewest
+//! rooms in the directory (then the fewest sockets, then the lowest id) opens the room: this
+//! node itself, or another one asked over `/internal/quick`; when that node does not give
+//! a seat (no answer in `forward::TIMEOUT`, a refusal), the room opens here, so a player
+//! always gets a seat. Quick play is thus one at a time across the cluster, each a few
 //! milliseconds (a forward to another node, at most `forward::TIMEOUT`).
 
 use super::reply::refuse;
@@ -57,7 +61,7 @@ async fn quick(
     };
     let answer = match seat_anywhere(&mut tx, shared, cluster, &who, from).await {
         Ok(Some(answer)) => answer,
-        Ok(None) => create_here(&mut tx, shared, who).await,
+        Ok(None) => create_least_loaded(&mut tx, shared, cluster, who, from).await,
         Err(e) => {
             tracing::warn!(error = %e, "quick play could not read the room directory; a room opens here");
             drop(tx);
@@ -156,9 +160,97 @@ fn seat_given(body: &[u8]) -> bool {
     serde_json::from_slice::<serde_json::Value>(body).is_ok_and(|v| v["you"]["seat"].is_u64())
 }
 
-/// A new room here with the player in it, counted in the directory as one seat taken
-/// within quick play's transaction (so the next quick play finds it at once).
-async fn create_here(tx: &mut Tx, shared: &Arc<Shared>, who: SeatRequest) -> Response {
+/// The live node that is not draining with the fewest rooms in the directory (a room's
+/// row is there from the moment its code is claimed, so this counts rooms opened a moment
+/// ago, which the lease's `rooms` would only show at its next renewal), then the fewest
+/// sockets, then the lowest id, so that the choice is the same from every node.
+async fn least_loaded(tx: &mut Tx) -> sqlx::Result<Option<(String, String)>> {
+    sqlx::query_as(
+        "SELECT n.id, n.internal_http FROM nodes n
+         WHERE n.lease_until > now() AND NOT n.draining
+         ORDER BY (SELECT COUNT(*) FROM rooms_live r WHERE r.node_id = n.id AND r.epoch = n.epoch),
+                  n.sockets, n.id
+         LIMIT 1",
+    )
+    .fetch_optional(&mut **tx)
+    .await
+}
+
+/// A new room with the player in it on the least-loaded live node: here, or another node
+/// asked over `/internal/quick`, falling back to here when that node gives no seat.
+///
+/// The advisory lock stays held while another node is asked (at most `forward::TIMEOUT`):
+/// released earlier, the next quick play would not see the room being opened yet (its
+/// code is claimed by the other node as it opens) and would open a second room on the same
+/// node for its player, and twelve players asking at once would no longer fill three rooms
+/// of four. A join forwarded by `seat_anywhere` holds it the same way.
+async fn create_least_loaded(
+    tx: &mut Tx,
+    shared: &Arc<Shared>,
+    cluster: &Cluster,
+    who: SeatRequest,
+    from: Option<Source>,
+) -> Response {
+    match least_loaded(tx).await {
+        Ok(Some((node, internal))) if node != cluster.node_id => {
+            if let Some(answer) = create_there(cluster, &node, &internal, &who, from).await {
+                return answer;
+            }
+        }
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!(error = %e, "quick play could not read the nodes' loads; a room opens here");
+            // PostgreSQL refuses the rest of a transaction after a failed statement, so the
+            // new room could not be counted in it.
+            return create_unlocked(shared, who).await;
+        }
+    }
+    create_here(tx, shared, who).await
+}
+
+/// Asks node `node` to open a room with the player seated; `None` (logged) when it gave no
+/// seat. A node that timed out may still have opened the room: its seat, never claimed by
+/// a socket, lapses as any unclaimed reservation does, and the room closes empty.
+async fn create_there(
+    cluster: &Cluster,
+    node: &str,
+    internal: &str,
+    who: &SeatRequest,
+    from: Option<Source>,
+) -> Option<Response> {
+    let body = json!({"token": who.token, "name": who.name}).to_string();
+    let source = from.map(Source::to_header);
+    let sender = forward::Sender {
+        secret: cluster.secret(),
+        source: source.as_deref(),
+        authorization: None,
+    };
+    match forward::send(internal, "POST", "/internal/quick", body.into(), sender).await {
+        Ok(a) if a.status == 201 && seat_given(&a.body) => Some(super::cluster_api::passed_on(a)),
+        Ok(a) => {
+            let said = String::from_utf8_lossy(&a.body);
+            tracing::warn!(node, status = a.status, answer = %said, "the least-loaded node opened no room for quick play; a room opens here");
+            None
+        }
+        Err(why) => {
+            let why = match why {
+                forward::Unanswered::TimedOut => "no answer in 2 s".to_string(),
+                forward::Unanswered::Failed(e) => e,
+            };
+            tracing::warn!(node, why = %why, "the least-loaded node did not answer quick play; a room opens here");
+            None
+        }
+    }
+}
+
+/// A new room here with the player in it, and its first seat counted in the directory
+/// (`counted`: quick play's transaction, or the pool for a room another node asked for),
+/// so that the next quick play finds it at once.
+async fn open_seated<'e>(
+    counted: impl sqlx::PgExecutor<'e>,
+    shared: &Arc<Shared>,
+    who: SeatRequest,
+) -> Response {
     let (room, _) = match open_room(shared).await {
         Ok(opened) => opened,
         Err(refusal) => return refusal,
@@ -171,12 +263,45 @@ async fn create_here(tx: &mut Tx, shared: &Arc<Shared>, who: SeatRequest) -> Res
         "UPDATE rooms_live SET seated = 1, open_seats = GREATEST(open_seats - 1, 0), updated = now() WHERE code = $1",
     )
     .bind(&room)
-    .execute(&mut **tx)
+    .execute(counted)
     .await
     {
         tracing::warn!(error = %e, room, "a new room's first seat was not counted in the directory");
     }
     answer
+}
+
+/// A new room here, counted within quick play's transaction.
+async fn create_here(tx: &mut Tx, shared: &Arc<Shared>, who: SeatRequest) -> Response {
+    open_seated(&mut **tx, shared, who).await
+}
+
+/// `POST /internal/quick`: another node's quick play found no open seat and chose this
+/// node, the least loaded, to open a room with its player seated. Only a node of this
+/// cluster may ask. The asking node holds quick play's lock meanwhile, so this takes none.
+pub async fn internal_quick(
+    secret: Option<String>,
+    source: Option<String>,
+    shared: Arc<Shared>,
+    body: super::body::Body,
+) -> Result<Response, warp::Rejection> {
+    if let Some(refusal) = super::cluster_api::not_a_node(&shared, secret.as_deref()) {
+        return Ok(refusal);
+    }
+    let Some(cluster) = shared.cluster().cloned() else {
+        // `not_a_node` refuses every call on a node outside a cluster.
+        return Ok(refuse(
+            StatusCode::FORBIDDEN,
+            "not_a_node",
+            "this server is not in a cluster",
+        ));
+    };
+    let from = source.as_deref().and_then(Source::from_header);
+    let who = match super::rooms_api::seat_request(&shared, &body, from).await {
+        Ok(who) => who,
+        Err(r) => return Ok(*r),
+    };
+    Ok(open_seated(&cluster.pool, &shared, who).await)
 }
 
 /// A new room without the directory's lock (the database did not answer).

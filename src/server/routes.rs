@@ -96,6 +96,17 @@ fn rooms(
         .and(with(shared))
         .and(body())
         .and_then(super::cluster_api::internal_join);
+    let internal_quick = warp::path!("internal" / "quick")
+        .and(warp::post())
+        .and(warp::header::optional::<String>(
+            crate::cluster::SECRET_HEADER,
+        ))
+        .and(warp::header::optional::<String>(
+            crate::cluster::SOURCE_HEADER,
+        ))
+        .and(with(shared))
+        .and(body())
+        .and_then(super::quick_cluster::internal_quick);
     create
         .or(quick)
         .unify()
@@ -110,6 +121,8 @@ fn rooms(
         .or(status)
         .unify()
         .or(internal_join)
+        .unify()
+        .or(internal_quick)
         .unify()
 }
 

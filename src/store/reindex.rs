@@ -86,6 +86,28 @@ pub async fn reindex(
     Ok(report)
 }
 
+/// Indexes one replay file whose bytes are read already, as `reindex` indexes each file of
+/// a folder; `refusal` is what the re-run says of those bytes (`verify::refusal`, run by the
+/// caller where it may take its time, off the async threads). A node reindexes its torn
+/// rounds at start this way.
+pub async fn reindex_read(
+    store: &Store,
+    path: &Path,
+    bytes: &[u8],
+    refusal: Option<Refusal>,
+) -> Result<Report, super::StoreError> {
+    let defs = super::on_conn!(store, conn => quests::load(conn).await?);
+    let mut report = Report {
+        files: 1,
+        ..Report::default()
+    };
+    let place = path.display().to_string();
+    let refuses = |_: &[u8]| refusal.clone();
+    let indexed = index_bytes(store, bytes, &place, written_at(path), &defs, &refuses).await;
+    tally(&mut report, path.to_path_buf(), indexed);
+    Ok(report)
+}
+
 /// Indexes every replay stored in `source` (a PostgreSQL database; see `stored_replays`)
 /// into `store` (which may be the same database), as `reindex` does a folder's files. Each
 /// replay is named by its round key in the report; `progress(done, total)` is called after

@@ -8,6 +8,11 @@
 //! upload is logged and tried again with a back-off, and at start every local replay file
 //! the table does not hold yet is queued (a round that ended while the database was away,
 //! or before a crash). The file on disk is never removed, so nothing is lost meanwhile.
+//! The same start also notes the torn rounds (`Uploads::take_torn`): local files the table
+//! lacks or holds shorter whose round the history has not finished (no row, no result, or
+//! `aborted`, as a janitor records a killed node's round). Those are a crash's leftovers,
+//! whose last events may never have reached the history; the node reindexes them
+//! (`crate::shared::cluster_upkeep`; the reindex lives above the store).
 //!
 //! An upload is idempotent, keyed by the round key of the file's header (never its name): a
 //! copy of the same round (same header identity) replaces the stored one only when it is
@@ -168,6 +173,7 @@ pub struct UploadStats {
 pub struct Uploads {
     tx: mpsc::UnboundedSender<PathBuf>,
     pub stats: Arc<UploadStats>,
+    torn: Arc<std::sync::Mutex<Vec<PathBuf>>>,
 }
 
 impl Uploads {
@@ -179,12 +185,40 @@ impl Uploads {
         let (tx, rx) = mpsc::unbounded_channel();
         let stats = Arc::new(UploadStats::default());
         let found = crate::log::replay_files(dir).unwrap_or_default();
-        let uploads = Uploads { tx, stats };
+        // What is stored already, read once: a start with thousands of local files uploaded
+        // earlier reads none of them again. Unknown (the database away) means every file is
+        // read and offered; the insert's rule keeps that idempotent.
+        let stored = match sizes(&pool).await {
+            Ok(stored) => stored,
+            Err(e) => {
+                tracing::warn!(error = %e, "the stored replays could not be listed: every local replay is offered again, and no torn round is reindexed at this start");
+                HashMap::new()
+            }
+        };
+        // Read before any upload of this start, which would make a torn file look stored.
+        let torn = match torn(&pool, &found, &stored).await {
+            Ok(torn) => torn,
+            Err(e) => {
+                tracing::warn!(error = %e, "the history could not be asked which local replays are torn: none is reindexed at this start (`undercooked reindex` does it)");
+                Vec::new()
+            }
+        };
+        let uploads = Uploads {
+            tx,
+            stats,
+            torn: Arc::new(std::sync::Mutex::new(torn)),
+        };
         for path in found {
             uploads.finished(path);
         }
-        tokio::spawn(run(pool, rx, uploads.stats.clone()));
+        tokio::spawn(run(pool, rx, uploads.stats.clone(), stored));
         Some(uploads)
+    }
+
+    /// The torn rounds' files this start found (see the module's notes), handed over once:
+    /// a second call returns none.
+    pub fn take_torn(&self) -> Vec<PathBuf> {
+        std::mem::take(&mut *crate::lock::lock(&self.torn))
     }
 
     /// A round's file is complete: upload it (never waits).
@@ -208,12 +242,50 @@ struct Retry {
     wait: Duration,
 }
 
+/// The local files (by their name's round key) that the table lacks or holds shorter,
+/// and whose round the history has not finished: no row, no result, or `aborted`.
+async fn torn(
+    pool: &PgPool,
+    found: &[PathBuf],
+    stored: &HashMap<String, i64>,
+) -> sqlx::Result<Vec<PathBuf>> {
+    let unstored: Vec<(String, &PathBuf)> = found
+        .iter()
+        .filter_map(|path| {
+            let key = path.file_stem()?.to_string_lossy().into_owned();
+            let len = std::fs::metadata(path).ok()?.len() as i64;
+            stored
+                .get(&key)
+                .is_none_or(|size| *size < len)
+                .then_some((key, path))
+        })
+        .collect();
+    if unstored.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<&str> = unstored.iter().map(|(k, _)| k.as_str()).collect();
+    let finished: Vec<String> = sqlx::query_scalar(
+        "SELECT round_key FROM rounds
+         WHERE round_key = ANY($1) AND result IS NOT NULL AND result <> 'aborted'",
+    )
+    .bind(&keys)
+    .fetch_all(pool)
+    .await?;
+    Ok(unstored
+        .into_iter()
+        .filter(|(key, _)| !finished.contains(key))
+        .map(|(_, path)| path.clone())
+        .collect())
+}
+
 /// Uploads what comes in, one file at a time, and tries failed ones again with a back-off.
-async fn run(pool: PgPool, mut rx: mpsc::UnboundedReceiver<PathBuf>, stats: Arc<UploadStats>) {
-    // What is stored already, read once: a start with thousands of local files uploaded
-    // earlier reads none of them again. Unknown (the database away) means every file is
-    // read and offered; the insert's rule keeps that idempotent.
-    let mut stored = sizes(&pool).await.unwrap_or_default();
+/// `stored`: every stored round key and its size, as the start read them.
+async fn run(
+    pool: PgPool,
+    mut rx: mpsc::UnboundedReceiver<PathBuf>,
+    stats: Arc<UploadStats>,
+    mut stored: HashMap<String, i64>,
+) {
     let mut retries: Vec<Retry> = Vec::new();
     loop {
         // A retry that is due goes first, so a busy queue never starves the retries.

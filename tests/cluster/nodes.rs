@@ -1,6 +1,9 @@
 //! Several nodes on one PostgreSQL, given / when / then: a join through any node lands on
 //! the room's owner (its `ws_url`), a round played there is in the shared history, a node
-//! with another session key is refused, and a killed node's rooms leave the directory.
+//! with another session key is refused, a killed node's rooms leave the directory (its
+//! round aborted once, even by two janitors at the same instant) and its restart reindexes
+//! the round it was killed in, and quick play with no open seat opens on the least-loaded
+//! node.
 
 use crate::postgres;
 use crate::server::{self, Client, TestServer};
@@ -263,6 +266,22 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         assert!(Instant::now() < deadline, "B never saw A's room and round");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // whose first events (Ann's emotes) have reached the history, so A's replay file
+    // holds them too (the room flushes its file as it hands its events over),
+    let round: String = sqlx::query_scalar("SELECT round_key FROM rounds WHERE room_code = $1")
+        .bind(&code)
+        .fetch_one(&pool)
+        .await
+        .expect("the round's key");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while events_of(&pool, &round).await == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no event of the round reached the history"
+        );
+        ann.send(json!({"type": "emote", "id": "wave"})).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
     // when A is killed (no chance to say goodbye),
     let _ = child.kill();
     let _ = child.wait();
@@ -315,7 +334,15 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         .await
         .expect("janitor");
     assert_eq!(again, 0, "a second janitor finds nothing left to abort");
-    // and A, restarted, comes back with a new epoch, while its old code stays unclaimed.
+    // The write chain's batches in flight die with a killed process; here all of the
+    // round's events are taken out of the history, so that only A's file has them.
+    let written = events_of(&pool, &round).await;
+    sqlx::query("DELETE FROM events WHERE round_key = $1")
+        .bind(&round)
+        .execute(&pool)
+        .await
+        .expect("delete the round's events");
+    // And A, restarted, comes back with a new epoch, while its old code stays unclaimed;
     let mut child = server::serve_child(
         port,
         "tests/fixtures/levels",
@@ -338,6 +365,45 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         !cluster.claim_code(&code, 4).await.expect("claim"),
         "the lost code is not reused"
     );
+    // and it reindexes the round it was killed in from its file, unasked: the events are
+    // back in the history (the round stays aborted), and its file is stored whole,
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while events_of(&pool, &round).await < written {
+        assert!(
+            Instant::now() < deadline,
+            "the restarted node did not reindex its torn round: {} of {written} events",
+            events_of(&pool, &round).await
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (result,): (Option<String>,) =
+        sqlx::query_as("SELECT result FROM rounds WHERE round_key = $1")
+            .bind(&round)
+            .fetch_one(&pool)
+            .await
+            .expect("rounds");
+    assert_eq!(result.as_deref(), Some("aborted"));
+    let replays = dir.join("a").join("replays");
+    let file = std::fs::read(replays.join(format!("{round}.ucr"))).expect("A's torn replay");
+    let stored: Option<Vec<u8>> =
+        sqlx::query_scalar("SELECT bytes FROM replay_files WHERE round_key = $1")
+            .bind(&round)
+            .fetch_optional(&pool)
+            .await
+            .expect("replay_files");
+    assert!(
+        stored == Some(file),
+        "the torn file is stored as it is on A's disk"
+    );
+    // so that a reindex run by hand over A's replays finds nothing left to add.
+    let replays = replays.display().to_string();
+    let (status, out, err) =
+        crate::replays::undercooked(&["reindex", "--db", &url, &replays], &dir);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(
+        out.contains("reindexed 1 of 1 files") && out.contains(": 0 new events,"),
+        "{out}"
+    );
     let _ = child.kill();
     let _ = child.wait();
     eprintln!(
@@ -345,6 +411,153 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         gone_after.as_secs_f64()
     );
     b[0].stop().await;
+}
+
+/// How many of round `key`'s events the history holds.
+async fn events_of(pool: &sqlx::PgPool, key: &str) -> i64 {
+    sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE round_key = $1")
+        .bind(key)
+        .fetch_one(pool)
+        .await
+        .expect("count events")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_janitors_at_the_same_instant_abort_a_lost_round_once() {
+    if !postgres::available() {
+        return;
+    }
+    use undercooked::cluster::{Addresses, Cluster};
+    // Given a node whose lease lapsed with a round open in its room,
+    let url = postgres::database();
+    undercooked::store::Store::open(&url)
+        .await
+        .expect("open (and migrate) the database");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    sqlx::query(
+        "INSERT INTO nodes (id, epoch, public_ws, internal_http, lease_until, build)
+         VALUES ('lost', 1, 'ws://127.0.0.1:9', 'http://127.0.0.1:9', now() - interval '1 minute', 'test')",
+    )
+    .execute(&pool)
+    .await
+    .expect("a lapsed node");
+    sqlx::query("INSERT INTO rooms_live (code, node_id, epoch, state) VALUES ('LOST', 'lost', 1, 'playing')")
+        .execute(&pool)
+        .await
+        .expect("its room");
+    sqlx::query(
+        "INSERT INTO rounds (round_key, room_code, round_no, level_id, seed, replay_path, started_at, target, tick_hz)
+         VALUES ('LOST-1-100', 'LOST', 1, '01_quick_soup', '7', 'LOST-1-100.ucr', 100, 30, 20)",
+    )
+    .execute(&pool)
+    .await
+    .expect("its open round");
+    // and two live nodes, each with a pool of its own,
+    let mut janitors = Vec::new();
+    for name in ["one", "two"] {
+        let at = Addresses {
+            node_id: name.to_string(),
+            public_ws: format!("ws://{name}"),
+            internal_http: format!("http://{name}"),
+        };
+        let own = sqlx::PgPool::connect(&url).await.expect("connect");
+        let node = Cluster::join(own, at, "secret".into())
+            .await
+            .expect("join the cluster");
+        janitors.push(std::sync::Arc::new(node));
+    }
+    // when both run their janitor at the same instant,
+    let gate = std::sync::Arc::new(tokio::sync::Barrier::new(2));
+    let runs: Vec<_> = janitors
+        .iter()
+        .map(|node| {
+            let (node, gate) = (node.clone(), gate.clone());
+            tokio::spawn(async move {
+                gate.wait().await;
+                node.janitor().await
+            })
+        })
+        .collect();
+    let mut aborted = 0;
+    for run in runs {
+        let n = run
+            .await
+            .expect("the janitor's task ends")
+            .expect("neither janitor fails");
+        aborted += n;
+    }
+    // then the round is aborted once between them, and the room marked lost.
+    assert_eq!(aborted, 1, "rounds aborted by the two janitors together");
+    let (result, ended): (Option<String>, Option<i64>) =
+        sqlx::query_as("SELECT result, ended_at FROM rounds WHERE round_key = 'LOST-1-100'")
+            .fetch_one(&pool)
+            .await
+            .expect("the round");
+    assert_eq!(result.as_deref(), Some("aborted"));
+    assert!(ended.is_some(), "an aborted round has its end time");
+    let state: String = sqlx::query_scalar("SELECT state FROM rooms_live WHERE code = 'LOST'")
+        .fetch_one(&pool)
+        .await
+        .expect("the room's row");
+    assert_eq!(state, "lost");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn quick_play_with_no_open_seat_opens_on_the_least_loaded_node() {
+    if !postgres::available() {
+        return;
+    }
+    // Given three nodes whose rooms seat one player, so a room with its host is full:
+    // A holding two rooms, B none and C one,
+    let url = postgres::database();
+    let dir = folder("least");
+    let key = dir.join("session.key").display().to_string();
+    let mut n = Vec::new();
+    for _ in 0..3 {
+        let env = [
+            ("UNDERCOOKED_DB", url.as_str()),
+            ("UNDERCOOKED_SESSION_KEY_FILE", key.as_str()),
+            ("UNDERCOOKED_MAX_PLAYERS", "1"),
+        ];
+        n.push(server::start(&env).await);
+    }
+    for (node, name) in [(0, "A1"), (0, "A2"), (2, "C1")] {
+        let (status, v) = post(&n[node], "/api/rooms", json!({"name": name}), None).await;
+        assert_eq!(status, 201, "{v}");
+    }
+    // when a player asks A for quick play,
+    let (status, v) = post(&n[0], "/api/rooms/quick", json!({"name": "Quinn"}), None).await;
+    // then a new room opens on B, the least loaded, with the player seated there: the
+    // answer names B's socket,
+    assert_eq!(status, 201, "{v}");
+    let code = v["room_code"].as_str().expect("a code").to_string();
+    assert_eq!(v["you"]["seat"], 0, "{v}");
+    assert_eq!(v["ws_url"], format!("ws://{}/ws/{code}", n[1].addr), "{v}");
+    assert!(n[1].shared.rooms.get(&code).is_some(), "the room is B's");
+    assert!(n[0].shared.rooms.get(&code).is_none(), "A opened none");
+    let token = v["you"]["token"].as_str().expect("a token");
+    let _quinn = Client::hello(n[1].addr, &code, token).await;
+    // and when the least-loaded node does not answer (a live lease, nothing listening),
+    // the room opens on the node that was asked, so the player still gets a seat.
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let closed = server::free_addr();
+    sqlx::query(
+        "INSERT INTO nodes (id, epoch, public_ws, internal_http, lease_until, build)
+         VALUES ('unreachable', 1, $1, $2, now() + interval '1 minute', 'test')",
+    )
+    .bind(format!("ws://{closed}"))
+    .bind(format!("http://{closed}"))
+    .execute(&pool)
+    .await
+    .expect("a node that does not answer");
+    let (status, v) = post(&n[2], "/api/rooms/quick", json!({"name": "Rae"}), None).await;
+    assert_eq!(status, 201, "{v}");
+    let code = v["room_code"].as_str().expect("a code").to_string();
+    assert_eq!(v["ws_url"], format!("ws://{}/ws/{code}", n[2].addr), "{v}");
+    assert!(n[2].shared.rooms.get(&code).is_some(), "the room is C's");
+    for node in &mut n {
+        node.stop().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

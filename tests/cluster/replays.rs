@@ -83,7 +83,9 @@ async fn stored_bytes(p: &sqlx::PgPool, key: &str) -> Option<Vec<u8>> {
         .expect("read replay_files")
 }
 
-fn undercooked(args: &[&str], dir: &Path) -> (i32, String, String) {
+/// Runs the `undercooked` binary with `args` in `dir` (without `UNDERCOOKED_DB`): its exit
+/// code, stdout and stderr.
+pub(crate) fn undercooked(args: &[&str], dir: &Path) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_undercooked"))
         .args(args)
         .current_dir(dir)
