@@ -300,7 +300,8 @@ pub async fn identity_of(
 }
 
 /// How far a round that never ended got (a cut file): its ticks and score, while it has
-/// no result.
+/// no result or only the janitor's `aborted` (a cut file's round can have no other: one
+/// that ended has its end in the file).
 pub async fn record_progress(
     conn: &mut impl Db,
     round_key: &str,
@@ -309,7 +310,7 @@ pub async fn record_progress(
 ) -> sqlx::Result<()> {
     conn.execute(
         "UPDATE rounds SET ticks = CASE WHEN ticks > $1 THEN ticks ELSE $1 END, score = $2
-         WHERE round_key = $3 AND result IS NULL",
+         WHERE round_key = $3 AND (result IS NULL OR result = 'aborted')",
         &args![ticks as i64, score as i64, round_key],
     )
     .await?;

@@ -376,13 +376,17 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let (result,): (Option<String>,) =
-        sqlx::query_as("SELECT result FROM rounds WHERE round_key = $1")
+    let (result, ticks): (Option<String>, i64) =
+        sqlx::query_as("SELECT result, ticks FROM rounds WHERE round_key = $1")
             .bind(&round)
             .fetch_one(&pool)
             .await
             .expect("rounds");
     assert_eq!(result.as_deref(), Some("aborted"));
+    assert!(
+        ticks > 0,
+        "the aborted round keeps how far it got: {ticks} ticks"
+    );
     let replays = dir.join("a").join("replays");
     let file = std::fs::read(replays.join(format!("{round}.ucr"))).expect("A's torn replay");
     let stored: Option<Vec<u8>> =
