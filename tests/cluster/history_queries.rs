@@ -81,7 +81,7 @@ fn bot_replays(dir: &Path) {
 /// numbers printed as text, to one form).
 fn rows(db: &str, query: &str) -> Vec<String> {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_undercooked"))
-        .args(["sql", "--json", "--db", db, query])
+        .args(["sql", "--json", "--db", db, "--", query])
         .output()
         .expect("undercooked sql runs");
     assert!(
