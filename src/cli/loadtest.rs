@@ -147,7 +147,12 @@ fn table(r: &Report) -> String {
             rows.push((String::new(), String::new()));
             rows.push((
                 format!("node {}", n.node),
-                format!("{} rooms, {} sockets", n.rooms, n.figures.clients),
+                format!(
+                    "{} room{}, {} sockets",
+                    n.rooms,
+                    if n.rooms == 1 { "" } else { "s" },
+                    n.figures.clients
+                ),
             ));
             rows.extend(
                 figure_rows(&n.figures, r.expected_snaps_per_client_s)
