@@ -1,6 +1,8 @@
-//! `undercooked loadtest --url http://HOST:PORT --rooms N --duration S [--level ID]
-//! [--ramp R] [--planners K] [--json]`: rooms of bot-played clients against a running server; a progress
-//! bar on a terminal, then a table (or one JSON object with `--json`).
+//! `undercooked loadtest --url http://HOST:PORT [--url …] --rooms N --duration S [--level ID]
+//! [--ramp R] [--planners K] [--json]`: rooms of bot-played clients against a running server,
+//! or against several nodes of a cluster (`--url` repeated, or a comma list: room i is
+//! created on the i mod N-th); a progress bar on a terminal, then a table (or one JSON object
+//! with `--json`), with a row per node when there are several.
 //!
 //! Exit codes: 0 the run finished (whatever it measured), 2 bad arguments or no server.
 
@@ -8,13 +10,15 @@ use super::LevelsDir;
 use anyhow::{Context, bail};
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
-use undercooked::loadtest::{Config, Report, Spread};
+use undercooked::loadtest::{Config, Figures, Report, Spread};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The server's base URL (http://HOST:PORT).
-    #[arg(long)]
-    url: String,
+    /// The server's base URL (http://HOST:PORT). Repeat it, or give a comma list, for the
+    /// nodes of a cluster: room i is created on the (i mod N)-th and its guests join through
+    /// the next one.
+    #[arg(long = "url", required = true, value_delimiter = ',')]
+    urls: Vec<String>,
     /// Rooms of 4 playing clients.
     #[arg(long, default_value_t = 10)]
     rooms: usize,
@@ -39,13 +43,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let Some(hostport) = args.url.strip_prefix("http://") else {
-        bail!("--url must be http://HOST:PORT, got {:?}", args.url);
-    };
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport.trim_end_matches('/'))
-        .with_context(|| format!("--url {:?} is not HOST:PORT", args.url))?
-        .next()
-        .with_context(|| format!("--url {:?} names no address", args.url))?;
+    let mut nodes = Vec::new();
+    for url in &args.urls {
+        let addr = address(url)?;
+        if nodes.contains(&addr) {
+            bail!("--url {url:?} is given twice: each node once");
+        }
+        nodes.push(addr);
+    }
     if args.rooms == 0 || args.rooms > 10_000 {
         bail!("--rooms must be between 1 and 10000, got {}", args.rooms);
     }
@@ -63,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     let source = undercooked::levels::find(&args.levels.levels, &args.level)?;
     let config = Config {
-        addr,
+        nodes,
         rooms: args.rooms,
         duration: Duration::from_secs(args.duration),
         level: args.level.clone(),
@@ -98,6 +103,17 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// `http://HOST:PORT` (a trailing `/` allowed) as the address it names.
+fn address(url: &str) -> anyhow::Result<std::net::SocketAddr> {
+    let Some(hostport) = url.strip_prefix("http://") else {
+        bail!("--url must be http://HOST:PORT, got {url:?}");
+    };
+    std::net::ToSocketAddrs::to_socket_addrs(hostport.trim_end_matches('/'))
+        .with_context(|| format!("--url {url:?} is not HOST:PORT"))?
+        .next()
+        .with_context(|| format!("--url {url:?} names no address"))
+}
+
 fn spread(s: &Spread) -> String {
     format!(
         "p50 {:.1} / p95 {:.1} / p99 {:.1} / max {:.1} ms ({} samples)",
@@ -106,37 +122,57 @@ fn spread(s: &Spread) -> String {
 }
 
 fn table(r: &Report) -> String {
+    let t = &r.total;
     let mut rows = vec![
         (
-            "rooms × clients",
+            "rooms × clients".to_string(),
             format!(
                 "{} × 4 = {} sockets ({} planning a room)",
-                r.rooms, r.clients, r.planners
+                r.rooms, t.clients, r.planners
             ),
         ),
-        ("measured", format!("{:.0} s", r.seconds)),
-        ("handshake (connect → welcome)", spread(&r.handshake_ms)),
-        ("input → next snap", spread(&r.echo_ms)),
+        ("measured".to_string(), format!("{:.0} s", r.seconds)),
+    ];
+    rows.extend(figure_rows(t, r.expected_snaps_per_client_s));
+    rows.insert(
+        rows.len() - 2,
         (
-            "snaps per client per second",
-            format!(
-                "{:.2} (expected {:.2})",
-                r.snaps_per_client_s, r.expected_snaps_per_client_s
-            ),
-        ),
-        (
-            "full frames beyond the cadence",
-            r.extra_full_frames.to_string(),
-        ),
-        (
-            "downlink per client",
-            format!("{:.1} KB/s", r.downlink_bytes_per_client_s / 1000.0),
-        ),
-        (
-            "this client's CPU",
+            "this client's CPU".to_string(),
             format!("{:.2} ms per room-second", r.client_cpu_ms_per_room_s),
         ),
-    ];
+    );
+    // Against one server its row would repeat the totals.
+    if r.nodes.len() > 1 {
+        for n in &r.nodes {
+            rows.push((String::new(), String::new()));
+            rows.push((
+                format!("node {}", n.node),
+                format!(
+                    "{} room{}, {} sockets",
+                    n.rooms,
+                    if n.rooms == 1 { "" } else { "s" },
+                    n.figures.clients
+                ),
+            ));
+            rows.extend(
+                figure_rows(&n.figures, r.expected_snaps_per_client_s)
+                    .into_iter()
+                    .map(|(k, v)| (format!("  {k}"), v)),
+            );
+        }
+    }
+    let w = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<w$}  {v}").trim_end().to_string() + "\n")
+        .collect()
+}
+
+/// The rows of one set of figures (the totals', or one node's).
+fn figure_rows(f: &Figures, expected_snaps: f64) -> Vec<(String, String)> {
     let list = |m: &std::collections::BTreeMap<String, u64>| {
         if m.is_empty() {
             "none".to_string()
@@ -147,14 +183,25 @@ fn table(r: &Report) -> String {
                 .join(", ")
         }
     };
-    rows.push(("closes by code", list(&r.closes)));
-    rows.push(("errors", list(&r.errors)));
-    let w = rows
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0);
-    rows.iter()
-        .map(|(k, v)| format!("{k:<w$}  {v}\n"))
-        .collect()
+    [
+        ("handshake (connect → welcome)", spread(&f.handshake_ms)),
+        ("input → next snap", spread(&f.echo_ms)),
+        (
+            "snaps per client per second",
+            format!("{:.2} (expected {expected_snaps:.2})", f.snaps_per_client_s),
+        ),
+        (
+            "full frames beyond the cadence",
+            f.extra_full_frames.to_string(),
+        ),
+        (
+            "downlink per client",
+            format!("{:.1} KB/s", f.downlink_bytes_per_client_s / 1000.0),
+        ),
+        ("closes by code", list(&f.closes)),
+        ("errors", list(&f.errors)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }

@@ -12,6 +12,8 @@ mod postgres;
 mod server;
 
 mod browser_join;
+mod history_queries;
+mod loadtest;
 mod nodes;
 mod replays;
 mod sessions;

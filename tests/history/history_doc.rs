@@ -32,13 +32,28 @@ async fn bot_database(name: &str) -> (Store, std::path::PathBuf) {
     (store, dir)
 }
 
+/// HISTORY.md's example queries for SQLite: its ```` ```sql ```` blocks (the ```` ```sql
+/// postgres ```` blocks beside some are their PostgreSQL versions: tests/cluster runs them).
 fn example_queries() -> Vec<String> {
     let doc =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/HISTORY.md")).unwrap();
-    doc.split("```sql")
-        .skip(1)
-        .map(|b| b.split("```").next().unwrap().trim().to_string())
-        .collect()
+    let mut queries = Vec::new();
+    let mut open: Option<String> = None;
+    for line in doc.lines() {
+        match (&mut open, line.trim_end()) {
+            (None, "```sql") => open = Some(String::new()),
+            (Some(q), "```") => {
+                queries.push(q.trim().to_string());
+                open = None;
+            }
+            (Some(q), text) => {
+                q.push_str(text);
+                q.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    queries
 }
 
 #[tokio::test]

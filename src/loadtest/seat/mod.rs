@@ -13,7 +13,6 @@ use crate::sim::Level;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -62,9 +61,9 @@ pub enum Mind {
 
 /// One seat as its room handed it out: where to connect, with what, and how to play it.
 pub struct Assignment {
-    pub addr: SocketAddr,
-    /// The room's code: the socket's path is `/ws/CODE`.
-    pub code: String,
+    /// The room's socket: the seat answer's `ws_url` (the room's own node, in a cluster), or
+    /// `ws://HOST:PORT/ws/CODE` on the server asked when the answer has none.
+    pub ws_url: String,
     pub token: String,
     pub seat: u8,
     pub role: Role,
@@ -141,12 +140,12 @@ pub async fn play(assignment: Assignment, level: Level, clock: RunClock) -> Seat
 async fn connect(
     a: &Assignment,
 ) -> Result<(SplitSink<Socket, Message>, SplitStream<Socket>), Unseated> {
-    let url = format!("ws://{}/ws/{}", a.addr, a.code);
     // tungstenite zeroes its read buffer's free part before each read: at the default
     // 128 KiB that was an eighth of this client's CPU, for frames of a few KB.
     let config = WebSocketConfig::default().read_buffer_size(8 * 1024);
     let (ws, _) =
-        tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false).await?;
+        tokio_tungstenite::connect_async_with_config(a.ws_url.as_str(), Some(config), false)
+            .await?;
     let (mut tx, rx) = ws.split();
     let hello = json!({"type": "hello", "p": crate::PROTOCOL_VERSION, "token": a.token});
     let first = match &a.role {
