@@ -15,9 +15,21 @@
 //! needed): the history stays the truth, this is its summary.
 
 use super::db::{Db, args};
-use super::quests::WORK_TO_COUNT;
 use super::rows::{EventRow, RoundMeta};
 use std::collections::BTreeMap;
+
+/// The event kinds that are a seat's own finished work (each names its cook).
+pub const WORK_KINDS: [&str; 4] = ["chopped", "served", "washed", "extinguished"];
+
+/// Pieces of work a seat must finish in a round to share in its credit: one. A cook who only
+/// stood by has none, and no stray press reaches it (a press that finishes nothing is no
+/// row); a new player who manages one chop beside bots has played, and is credited.
+pub const WORK_TO_COUNT: u32 = 1;
+
+/// Whether an event of this kind is a piece of its cook's own work.
+pub fn is_work(kind: &str) -> bool {
+    WORK_KINDS.contains(&kind)
+}
 
 /// Rounds kept at most; past it all are dropped and read again as needed.
 const MAX_ROUNDS: usize = 4096;
@@ -49,7 +61,7 @@ impl Credit {
         for (meta, e) in fresh {
             let key = meta.round_key.as_str();
             if self.known(key) {
-                if let (Some(seat), true) = (e.seat, super::quests::is_work(e.kind)) {
+                if let (Some(seat), true) = (e.seat, is_work(e.kind)) {
                     self.stage(key);
                     if let Some(round) = self.staged.get_mut(key) {
                         keep_earliest(round, seat, (e.tick, e.n));

@@ -26,22 +26,12 @@
 //! then reported, so nobody is rewarded twice.
 
 use super::Store;
+// What counts as work lives with the credit it decides (`credit`); named here too, where
+// the rules of credit are told.
 use super::credit::Credit;
+pub use super::credit::{WORK_KINDS, WORK_TO_COUNT, is_work};
 use super::db::{Db, Dialect, args};
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
-
-/// The event kinds that are a seat's own finished work (each names its cook).
-pub const WORK_KINDS: [&str; 4] = ["chopped", "served", "washed", "extinguished"];
-
-/// Pieces of work a seat must finish in a round to share in its credit: one. A cook who only
-/// stood by has none, and no stray press reaches it (a press that finishes nothing is no
-/// row); a new player who manages one chop beside bots has played, and is credited.
-pub const WORK_TO_COUNT: u32 = 1;
-
-/// Whether an event of this kind is a piece of its cook's own work.
-pub fn is_work(kind: &str) -> bool {
-    WORK_KINDS.contains(&kind)
-}
 
 /// The SQL test that seat `p.seat` of round `p.round_key` contributed (`p` a `round_players`
 /// row in the enclosing query; parameter `$2` is `WORK_TO_COUNT`). SQL strings are
