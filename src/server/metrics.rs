@@ -85,6 +85,7 @@ pub fn text(shared: &Shared) -> String {
     connections(r, shared);
     ticks(r, shared);
     history(r, shared);
+    replay_uploads(r, shared);
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = encode(&mut out, &root);
@@ -262,5 +263,43 @@ fn history(r: &mut Registry, shared: &Shared) {
         "storage_degraded",
         "1 while history writes fail for the storage (full, read-only, locked) and are held for retry",
         gauge(s.storage_degraded.load(Relaxed) as i64),
+    );
+}
+
+/// The replay uploads to PostgreSQL (docs/SCALING.md), when the history is there: a file
+/// waiting, or failures that keep rising, say the database does not take the replays.
+fn replay_uploads(r: &mut Registry, shared: &Shared) {
+    let Some(uploads) = shared.uploads() else {
+        return;
+    };
+    let s = &uploads.stats;
+    for (name, help, v) in [
+        (
+            "replay_uploads",
+            "Replay files uploaded to the database (the stored copy is now the file)",
+            &s.uploaded,
+        ),
+        (
+            "replay_uploads_kept",
+            "Replay files the database already held whole: nothing uploaded",
+            &s.kept,
+        ),
+        (
+            "replay_upload_failures",
+            "Failed replay uploads (each file is tried again)",
+            &s.failures,
+        ),
+        (
+            "replay_upload_bytes",
+            "Bytes of replay files uploaded",
+            &s.bytes,
+        ),
+    ] {
+        r.register(name, help, counter(v.load(Relaxed)));
+    }
+    r.register(
+        "replay_uploads_pending",
+        "Replay files waiting to be uploaded or tried again",
+        gauge(uploads.pending() as i64),
     );
 }

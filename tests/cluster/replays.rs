@@ -67,6 +67,12 @@ async fn until<T, F: std::future::Future<Output = Option<T>>>(
     }
 }
 
+/// A node's `/metrics` text.
+async fn metrics_of(node: &TestServer) -> String {
+    let (_, body) = get_bytes(node.addr, "/metrics").await;
+    String::from_utf8_lossy(&body).into_owned()
+}
+
 async fn pool(url: &str) -> sqlx::PgPool {
     sqlx::postgres::PgPoolOptions::new()
         .max_connections(2)
@@ -261,6 +267,13 @@ async fn an_upload_that_failed_is_done_later() {
     .await;
     assert!(failed.is_some(), "the upload failed: {:?}", uploads.stats);
     assert_eq!(uploads.pending(), 1, "and waits to be tried again");
+    // (which an operator reads in /metrics)
+    let metrics = metrics_of(&a).await;
+    assert!(
+        metrics.contains("\nundercooked_replay_uploads_pending 1\n")
+            && !metrics.contains("\nundercooked_replay_upload_failures_total 0\n"),
+        "{metrics}"
+    );
     // when the table is back,
     sqlx::query("ALTER TABLE replay_files_away RENAME TO replay_files")
         .execute(&db)
@@ -271,6 +284,12 @@ async fn an_upload_that_failed_is_done_later() {
     let stored = until(20, || stored_bytes(&db, &id)).await;
     assert!(stored == Some(local.clone()), "the retry stored A's file");
     assert_eq!(uploads.pending(), 0);
+    let metrics = metrics_of(&a).await;
+    assert!(
+        metrics.contains("\nundercooked_replay_uploads_total 1\n")
+            && metrics.contains("\nundercooked_replay_uploads_pending 0\n"),
+        "{metrics}"
+    );
     a.stop().await;
 
     // And a replay the database lost is uploaded again when the node next starts.
