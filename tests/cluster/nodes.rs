@@ -716,7 +716,7 @@ fn p50_p95(v: &mut [Duration]) -> (f64, f64) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "a measurement for docs/PERFORMANCE.md: cargo test --release --test cluster measure_ -- --ignored --nocapture"]
+#[ignore = "a measurement for docs/PERFORMANCE.md: cargo test --test cluster measure_ -- --ignored --nocapture"]
 async fn measure_a_join_through_another_node_against_a_local_one() {
     if !postgres::available() {
         return;
@@ -852,6 +852,69 @@ async fn a_level_won_on_node_a_is_playable_on_node_b() {
             break;
         }
     }
+    for node in &mut n {
+        node.stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "a measurement for docs/PERFORMANCE.md: cargo test --test cluster measure_ -- --ignored --nocapture"]
+async fn measure_quick_play_through_three_nodes() {
+    if !postgres::available() {
+        return;
+    }
+    // Quick play is one call at a time cluster-wide (an advisory lock): how many a second
+    // three nodes answer, twelve players asking at once, round the nodes, 240 in all.
+    let url = postgres::database();
+    let dir = folder("measure-quick");
+    let key = dir.join("session.key").display().to_string();
+    let mut n = Vec::new();
+    for _ in 0..3 {
+        n.push(
+            server::start(&[
+                ("UNDERCOOKED_DB", url.as_str()),
+                ("UNDERCOOKED_SESSION_KEY_FILE", &key),
+                ("UNDERCOOKED_NEW_SESSIONS_PER_MIN", "100000"),
+            ])
+            .await,
+        );
+    }
+    let addrs: Vec<std::net::SocketAddr> = n.iter().map(|s| s.addr).collect();
+    let started = Instant::now();
+    let workers: Vec<_> = (0..12)
+        .map(|w| {
+            let addrs = addrs.clone();
+            tokio::spawn(async move {
+                let mut took = Vec::new();
+                for i in 0..20 {
+                    let body = json!({"name": "Q", "token": format!("measure-quick-{w}-{i}")});
+                    let t = Instant::now();
+                    let (status, v) = server::http(
+                        addrs[(w + i) % 3],
+                        "POST",
+                        "/api/rooms/quick",
+                        Some(&body.to_string()),
+                        &[],
+                    )
+                    .await;
+                    took.push(t.elapsed());
+                    assert!(status == 200 || status == 201, "{status} {v}");
+                }
+                took
+            })
+        })
+        .collect();
+    let mut took = Vec::new();
+    for w in workers {
+        took.extend(w.await.expect("a worker"));
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let (p50, p95) = p50_p95(&mut took);
+    eprintln!(
+        "quick play through three nodes, 12 at once: {} calls in {secs:.2} s = {:.0} a second; a call p50 {p50:.1} ms p95 {p95:.1} ms",
+        took.len(),
+        took.len() as f64 / secs
+    );
     for node in &mut n {
         node.stop().await;
     }
