@@ -34,26 +34,16 @@ DELAY=$(python3 -c "print($R/20+5)")
 ./target/release/undercooked loadtest --url http://127.0.0.1:8790 --rooms $R --duration 20 --planners $K --json > /tmp/lt.json
 sleep 1
 python3 - $R "${DB:+postgres}" <<'PY'
-import sys, json, re
+import sys, json
 R=int(sys.argv[1])
 db=sys.argv[2] or "sqlite"
 c0,u0=map(float,open('/tmp/c0').read().split()); c1,u1=map(float,open('/tmp/c1').read().split())
 t0=float(open('/tmp/t0').read()); t1=float(open('/tmp/t1').read())
 share=(c1-c0)/100/(t1-t0)
 ushare=(u1-u0)/100/(t1-t0)
-def buckets(path, name):
-    b={}
-    for l in open(path):
-        m=re.match(name+r'_bucket\{le="([^"]+)"\} (\S+)', l)
-        if m: b[float(m.group(1))]=float(m.group(2))
-    return b
-def q(name, p):
-    b0=buckets('/tmp/m0',name); b1=buckets('/tmp/m1',name)
-    d={k:b1[k]-b0.get(k,0) for k in b1}
-    ks=sorted(d); tot=d[ks[-1]]
-    for k in ks:
-        if d[k]>=p*tot: return k, tot
-    return ks[-1], tot
+sys.path.insert(0, 'scripts')
+from histogram import quantile
+def q(name, p): return quantile('/tmp/m0', '/tmp/m1', name, p)
 lt=json.load(open('/tmp/lt.json'))
 rss=open('/tmp/rss').read().split()[1]
 l99,n=q('undercooked_tick_lateness_seconds',0.99)

@@ -96,7 +96,7 @@ SAMPLER=$!
   || { echo "the loadtest failed" >&2; exit 2; }
 wait "$SAMPLER"
 python3 - "$W" "$R" "$D" "${PORTS[@]}" <<'PY'
-import sys, json, re
+import sys, json
 W, R, D, ports = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 def cpu(path):
     out = {}
@@ -111,19 +111,9 @@ def share(kind):
     return {pid: (t - c0.get((k, pid), 0.0)) / 100 / secs for (k, pid), t in c1.items() if k == kind}
 nodes_cpu = list(share('node').values())  # in the order the nodes were started
 pg_cpu = sum(share('pg').values())
-def buckets(path, name):
-    b = {}
-    for l in open(path):
-        m = re.match(name + r'_bucket\{le="([^"]+)"\} (\S+)', l)
-        if m: b[float(m.group(1))] = float(m.group(2))
-    return b
-def q(port, name, p):
-    b0, b1 = buckets(f'{W}/m0-{port}', name), buckets(f'{W}/m1-{port}', name)
-    d = {k: b1[k] - b0.get(k, 0) for k in b1}
-    ks = sorted(d); tot = d[ks[-1]]
-    for k in ks:
-        if d[k] >= p * tot: return k, tot
-    return ks[-1], tot
+sys.path.insert(0, 'scripts')
+from histogram import quantile
+def q(port, name, p): return quantile(f'{W}/m0-{port}', f'{W}/m1-{port}', name, p)
 lt = json.load(open(W + '/lt.json'))
 conns = [int(x) for x in open(W + '/conns').read().split()]
 rows = []

@@ -31,6 +31,17 @@ fn from() -> impl Filter<Extract = (Option<Source>,), Error = Infallible> + Clon
     warp::ext::optional::<Source>()
 }
 
+/// What a node's call to another carries: the cluster's node secret, and the player's
+/// address key (for the new-sessions quota), each as sent.
+fn from_a_node()
+-> impl Filter<Extract = (Option<String>, Option<String>), Error = Rejection> + Clone {
+    warp::header::optional::<String>(crate::cluster::SECRET_HEADER).and(warp::header::optional::<
+        String,
+    >(
+        crate::cluster::SOURCE_HEADER,
+    ))
+}
+
 fn body() -> impl Filter<Extract = (Body,), Error = Rejection> + Clone {
     warp::header::optional::<String>("content-type")
         .and(warp::body::content_length_limit(BODY_LIMIT))
@@ -87,23 +98,13 @@ fn rooms(
         .and_then(super::cluster_api::room_status);
     let internal_join = warp::path!("internal" / "rooms" / String / "join")
         .and(warp::post())
-        .and(warp::header::optional::<String>(
-            crate::cluster::SECRET_HEADER,
-        ))
-        .and(warp::header::optional::<String>(
-            crate::cluster::SOURCE_HEADER,
-        ))
+        .and(from_a_node())
         .and(with(shared))
         .and(body())
         .and_then(super::cluster_api::internal_join);
     let internal_quick = warp::path!("internal" / "quick")
         .and(warp::post())
-        .and(warp::header::optional::<String>(
-            crate::cluster::SECRET_HEADER,
-        ))
-        .and(warp::header::optional::<String>(
-            crate::cluster::SOURCE_HEADER,
-        ))
+        .and(from_a_node())
         .and(with(shared))
         .and(body())
         .and_then(super::quick_cluster::internal_quick);

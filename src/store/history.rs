@@ -5,7 +5,7 @@
 //! live write chain and `reindex` call the same functions.
 
 use super::credit::Credit;
-use super::db::{Arg, Db, Dialect, args};
+use super::db::{Arg, Db, args};
 use super::quests::{self, Completion, QuestDef};
 use super::rows::{EventRow, RoundMeta, RoundOutcome};
 use std::sync::OnceLock;
@@ -119,9 +119,7 @@ pub async fn insert_events(
                 r.recipe,
             ]);
         }
-        let inserted: Vec<(String, i64, i64)> = conn
-            .fetch_all(insert_text(conn.dialect(), power), &values)
-            .await?;
+        let inserted: Vec<(String, i64, i64)> = conn.fetch_all(insert_text(power), &values).await?;
         fresh.extend(which_were_new(chunk, inserted));
     }
     Ok(fresh)
@@ -193,41 +191,25 @@ fn which_were_new(
 /// The columns of an event row, in the order `insert_events` binds them.
 const EVENT_COLUMNS: usize = 9;
 
-/// The insert of `1 << power` event rows (`power` ≤ 6) in `dialect`'s placeholders, made
-/// once. SQLite's take `?`: sqlx looks up each `$N` by name, and SQLite finds a name by
-/// walking every name of the statement, so 576 `$N` cost 576 walks of 576 (a third of the
-/// write chain's time); an anonymous `?` has no name to walk.
-fn insert_text(dialect: Dialect, power: u32) -> &'static str {
-    static TEXTS: OnceLock<[Vec<String>; 2]> = OnceLock::new();
+/// SQLite's insert of `1 << power` event rows (`power` ≤ 6), made once. Its placeholders are
+/// anonymous `?`: sqlx looks up each `$N` by name, and SQLite finds a name by walking every
+/// name of the statement, so 576 `$N` cost 576 walks of 576 (a third of the write chain's
+/// time); a `?` has no name to walk. (PostgreSQL's insert is `insert_unnest`.)
+fn insert_text(power: u32) -> &'static str {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
     let texts = TEXTS.get_or_init(|| {
-        [Dialect::Sqlite, Dialect::Postgres].map(|d| {
-            (0..=6)
-                .map(|p| {
-                    let rows: Vec<String> = (0..1usize << p)
-                        .map(|row| {
-                            let cells: Vec<String> = (1..=EVENT_COLUMNS)
-                                .map(|c| match d {
-                                    Dialect::Sqlite => "?".to_string(),
-                                    Dialect::Postgres => format!("${}", row * EVENT_COLUMNS + c),
-                                })
-                                .collect();
-                            format!("({})", cells.join(", "))
-                        })
-                        .collect();
-                    format!(
-                        "INSERT INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES {}
-                         ON CONFLICT DO NOTHING RETURNING round_key, tick, n",
-                        rows.join(", ")
-                    )
-                })
-                .collect()
-        })
+        (0..=6)
+            .map(|p| {
+                let row = format!("({})", ["?"; EVENT_COLUMNS].join(", "));
+                format!(
+                    "INSERT INTO events (round_key, tick, n, kind, seat, x, y, payload, recipe) VALUES {}
+                     ON CONFLICT DO NOTHING RETURNING round_key, tick, n",
+                    vec![row; 1 << p].join(", ")
+                )
+            })
+            .collect()
     });
-    let of = match dialect {
-        Dialect::Sqlite => &texts[0],
-        Dialect::Postgres => &texts[1],
-    };
-    of.get(power.min(6) as usize).map_or("", String::as_str)
+    texts.get(power.min(6) as usize).map_or("", String::as_str)
 }
 
 /// Writes a round's end: its result, each seat's figures, the unlocks and the quests that

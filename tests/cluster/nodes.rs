@@ -8,7 +8,7 @@
 use crate::postgres;
 use crate::server::{self, Client, TestServer};
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A fresh folder for a test's shared files (the session key every node reads).
@@ -44,6 +44,23 @@ pub(crate) async fn post(
     let auth = token.map(|t| format!("Bearer {t}"));
     let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
     server::http(node.addr, "POST", path, Some(&body.to_string()), &headers).await
+}
+
+/// Node A as a process of its own (so it can be killed or sent SIGTERM) on 127.0.0.1:`port`,
+/// its data in `data`, on database `url` with the key file `key`; once it answers HTTP.
+async fn node_process(port: u16, data: &Path, url: &str, key: &Path) -> std::process::Child {
+    let child = server::serve_child(
+        port,
+        "tests/fixtures/levels",
+        data,
+        &[
+            ("UNDERCOOKED_DB", Path::new(url)),
+            ("UNDERCOOKED_SESSION_KEY_FILE", key),
+        ],
+        std::process::Stdio::null(),
+    );
+    server::wait_up(std::net::SocketAddr::from(([127, 0, 0, 1], port))).await;
+    child
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -110,18 +127,8 @@ async fn a_join_through_any_node_lands_on_the_owner_and_the_round_is_shared() {
     let mut a = Client::hello(n[0].addr, &code, &token(&ann)).await;
     let b = Client::hello(n[0].addr, &code, &token(&bob)).await;
     let c = Client::hello(n[0].addr, &code, &token(&cy)).await;
-    a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
-        .await;
-    let mut b = b;
-    let mut c = c;
-    b.send(json!({"type": "ready"})).await;
-    c.send(json!({"type": "ready"})).await;
-    loop {
-        if a.expect("lobby").await["can_start"] == true {
-            break;
-        }
-    }
-    a.send(json!({"type": "start"})).await;
+    let (mut b, mut c) = (b, c);
+    server::start_round(&mut a, &mut [&mut b, &mut c], "01_quick_soup").await;
     let level = n[0].level("01_quick_soup");
     let ends = [
         tokio::spawn(server::play(a, 0, level.clone())),
@@ -229,18 +236,8 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
     let dir = folder("kill");
     let key = dir.join("session.key");
     let port = server::free_addr().port();
-    let mut child = server::serve_child(
-        port,
-        "tests/fixtures/levels",
-        &dir.join("a"),
-        &[
-            ("UNDERCOOKED_DB", std::path::Path::new(&url)),
-            ("UNDERCOOKED_SESSION_KEY_FILE", &key),
-        ],
-        std::process::Stdio::null(),
-    );
     let a = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    server::wait_up(a).await;
+    let mut child = node_process(port, &dir.join("a"), &url, &key).await;
     let mut b = nodes(&url, &key, 1).await;
     // with a round playing on A,
     let (code, host) = server::create_room(a, "Ann").await;
@@ -343,17 +340,7 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         .await
         .expect("delete the round's events");
     // And A, restarted, comes back with a new epoch, while its old code stays unclaimed;
-    let mut child = server::serve_child(
-        port,
-        "tests/fixtures/levels",
-        &dir.join("a"),
-        &[
-            ("UNDERCOOKED_DB", std::path::Path::new(&url)),
-            ("UNDERCOOKED_SESSION_KEY_FILE", &key),
-        ],
-        std::process::Stdio::null(),
-    );
-    server::wait_up(a).await;
+    let mut child = node_process(port, &dir.join("a"), &url, &key).await;
     let (epoch,): (i64,) = sqlx::query_as("SELECT epoch FROM nodes WHERE id = $1")
         .bind(a.to_string())
         .fetch_one(&pool)
@@ -622,36 +609,10 @@ async fn sigterm_drains_a_node_its_round_finishes_and_no_new_room_lands_there() 
     let dir = folder("drain");
     let key = dir.join("session.key");
     let port = server::free_addr().port();
-    let mut child = server::serve_child(
-        port,
-        "tests/fixtures/levels",
-        &dir.join("a"),
-        &[
-            ("UNDERCOOKED_DB", std::path::Path::new(&url)),
-            ("UNDERCOOKED_SESSION_KEY_FILE", &key),
-        ],
-        std::process::Stdio::null(),
-    );
     let a = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    server::wait_up(a).await;
+    let mut child = node_process(port, &dir.join("a"), &url, &key).await;
     let mut b = nodes(&url, &key, 1).await;
-    let (code, host) = server::create_room(a, "Ann").await;
-    let (_, joined) = server::join_room(a, &code, "Bob").await;
-    let guest = joined["you"]["token"]
-        .as_str()
-        .expect("a token")
-        .to_string();
-    let mut ann = Client::hello(a, &code, &host).await;
-    let mut bob = Client::hello(a, &code, &guest).await;
-    ann.send(json!({"type": "set_level", "level": "01_quick_soup"}))
-        .await;
-    bob.send(json!({"type": "ready"})).await;
-    loop {
-        if ann.expect("lobby").await["can_start"] == true {
-            break;
-        }
-    }
-    ann.send(json!({"type": "start"})).await;
+    let (code, _, _, ann, bob) = server::two_player_round_at(a, "01_quick_soup").await;
     let level = b[0].level("01_quick_soup");
     let seats = [
         tokio::spawn(server::play(ann, 0, level.clone())),
@@ -760,15 +721,7 @@ async fn measure_a_join_through_another_node_against_a_local_one() {
 
 /// Whether `token`'s level list on `node` shows level `id` unlocked.
 async fn unlocked(node: &TestServer, token: &str, id: &str) -> bool {
-    let auth = format!("Bearer {token}");
-    let (_, v) = server::http(
-        node.addr,
-        "GET",
-        "/api/levels",
-        None,
-        &[("Authorization", auth.as_str())],
-    )
-    .await;
+    let (_, v) = server::get_as(node.addr, "/api/levels", token).await;
     v["levels"]
         .as_array()
         .and_then(|l| l.iter().find(|x| x["id"] == id))
@@ -809,15 +762,7 @@ async fn a_level_won_on_node_a_is_playable_on_node_b() {
     assert_eq!(status, 200);
     let mut a = Client::hello(n[0].addr, &code, &ann).await;
     let mut b = Client::hello(n[0].addr, &code, &bob).await;
-    a.send(json!({"type": "set_level", "level": "01_quick_soup"}))
-        .await;
-    b.send(json!({"type": "ready"})).await;
-    loop {
-        if a.expect("lobby").await["can_start"] == true {
-            break;
-        }
-    }
-    a.send(json!({"type": "start"})).await;
+    server::start_round(&mut a, &mut [&mut b], "01_quick_soup").await;
     let level = n[0].level("01_quick_soup");
     let (ta, tb) = (
         tokio::spawn(server::play(a, 0, level.clone())),

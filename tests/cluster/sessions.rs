@@ -7,20 +7,6 @@ use crate::server;
 use serde_json::json;
 use std::time::Duration;
 
-/// The name `node` gives `token`'s session (`GET /api/session`).
-async fn name_on(node: &server::TestServer, token: &str) -> String {
-    let auth = format!("Bearer {token}");
-    let (_, v) = server::http(
-        node.addr,
-        "GET",
-        "/api/session",
-        None,
-        &[("Authorization", auth.as_str())],
-    )
-    .await;
-    v["name"].as_str().unwrap_or("").to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_new_player_seen_by_two_nodes_at_once_has_one_session() {
     if !postgres::available() {
@@ -62,7 +48,7 @@ async fn a_new_player_seen_by_two_nodes_at_once_has_one_session() {
     // reads. (C asks once B's chain has written, well past its 100 ms linger.)
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
-        name_on(&n[2], token).await,
+        server::session_of(n[2].addr, token).await.1["name"],
         "Zed",
         "node C shows the name B was given"
     );

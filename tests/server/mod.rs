@@ -213,15 +213,13 @@ async fn answers(addr: SocketAddr) -> bool {
 
 /// `GET /api/session` as the player holding `token`.
 pub async fn session_of(addr: SocketAddr, token: &str) -> (u16, Value) {
+    get_as(addr, "/api/session", token).await
+}
+
+/// `GET path` as the player holding `token` (`Authorization: Bearer`).
+pub async fn get_as(addr: SocketAddr, path: &str, token: &str) -> (u16, Value) {
     let bearer = format!("Bearer {token}");
-    http(
-        addr,
-        "GET",
-        "/api/session",
-        None,
-        &[("Authorization", &bearer)],
-    )
-    .await
+    http(addr, "GET", path, None, &[("Authorization", &bearer)]).await
 }
 
 /// One HTTP/1.1 request over a fresh TCP connection: (status, JSON body or the raw text).
@@ -567,18 +565,35 @@ pub async fn two_player_round(
     server: &TestServer,
     level: &str,
 ) -> (String, String, String, Client, Client) {
-    let (code, host) = create_room(server.addr, "Ann").await;
-    let (_, joined) = join_room(server.addr, &code, "Bob").await;
+    two_player_round_at(server.addr, level).await
+}
+
+/// `two_player_round` on the server at `addr` (one started as its own process, say).
+pub async fn two_player_round_at(
+    addr: SocketAddr,
+    level: &str,
+) -> (String, String, String, Client, Client) {
+    let (code, host) = create_room(addr, "Ann").await;
+    let (_, joined) = join_room(addr, &code, "Bob").await;
     let guest = joined["you"]["token"].as_str().unwrap().to_string();
-    let mut a = Client::hello(server.addr, &code, &host).await;
-    let mut b = Client::hello(server.addr, &code, &guest).await;
-    a.send(json!({"type": "set_level", "level": level})).await;
-    b.send(json!({"type": "ready"})).await;
+    let mut a = Client::hello(addr, &code, &host).await;
+    let mut b = Client::hello(addr, &code, &guest).await;
+    start_round(&mut a, &mut [&mut b], level).await;
+    (code, host, guest, a, b)
+}
+
+/// The host picks `level`, every guest says it is ready, and the host starts the round as
+/// soon as the lobby says it can.
+pub async fn start_round(host: &mut Client, guests: &mut [&mut Client], level: &str) {
+    host.send(json!({"type": "set_level", "level": level}))
+        .await;
+    for g in guests.iter_mut() {
+        g.send(json!({"type": "ready"})).await;
+    }
     loop {
-        if a.expect("lobby").await["can_start"] == true {
+        if host.expect("lobby").await["can_start"] == true {
             break;
         }
     }
-    a.send(json!({"type": "start"})).await;
-    (code, host, guest, a, b)
+    host.send(json!({"type": "start"})).await;
 }
