@@ -100,7 +100,7 @@ impl Room {
         }
         let reservation = self.reserve(token, name)?;
         let unlocked = self.shared.sessions.get(token).map_or(1, |s| s.unlocked);
-        self.level = self
+        let level = self
             .shared
             .levels
             .campaign()
@@ -108,6 +108,7 @@ impl Room {
             .last()
             .or_else(|| self.shared.levels.campaign().next())
             .map(|l| l.level.id.clone());
+        self.pick_level(level);
         while let Some(seat) = self.seats.free() {
             self.seats.list[seat as usize] = Some(Room::bot_seat(seat));
         }

@@ -129,7 +129,7 @@ impl Room {
             self.send_to(conn, &err(code::LEVEL_LOCKED, why));
             return;
         }
-        self.level = Some(level.to_string());
+        self.pick_level(Some(level.to_string()));
         self.broadcast_lobby();
     }
 
@@ -215,10 +215,11 @@ impl Room {
         let unlocked = self.unlocked_of(conn);
         let target = if won { order + 1 } else { order };
         let levels = &self.shared.levels;
-        self.level = levels
+        let level = levels
             .with_order(target.min(unlocked.max(order)))
             .or_else(|| levels.after(order))
             .map(|l| l.level.id.clone());
+        self.pick_level(level);
         self.unready();
         self.begin_countdown();
     }

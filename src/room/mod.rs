@@ -49,9 +49,6 @@ pub struct Room {
     phase: Phase,
     seats: Seats,
     level: Option<String>,
-    /// The level last published to the registry (the directory reads it), so the registry's
-    /// lock is taken only when the level changes, not at every tick.
-    level_published: Option<String>,
     round_no: u32,
     empty_since: Option<Instant>,
     panic_next: bool,
@@ -89,7 +86,6 @@ pub fn spawn_as(shared: &Arc<Shared>, code: Option<String>) -> Option<(String, R
         phase: Phase::Lobby,
         seats: Seats::new(shared.config.max_players as usize),
         level: None,
-        level_published: None,
         round_no: 0,
         empty_since: Some(Instant::now()),
         panic_next: false,
@@ -282,16 +278,19 @@ impl Room {
         self.close_if_empty(now)
     }
 
-    fn publish(&mut self) {
+    fn publish(&self) {
         self.info.publish(
             self.phase.state(),
             self.seats.seated(),
             self.seats.spectators.len(),
         );
-        if self.level_published != self.level {
-            self.info.publish_level(self.level.as_deref());
-            self.level_published = self.level.clone();
-        }
+    }
+
+    /// Picks the room's level and tells the registry (the directory reads it there): at
+    /// the change, so the registry's lock is not taken at every tick.
+    fn pick_level(&mut self, level: Option<String>) {
+        self.info.publish_level(level.as_deref());
+        self.level = level;
     }
 
     /// Sends a frame to one connection without waiting. A full send queue drops it; a dropped
