@@ -248,14 +248,20 @@ pub async fn fold_events<'a>(
     defs: &[QuestDef],
     credit: &mut Credit,
 ) -> sqlx::Result<Vec<(&'a RoundMeta, Completion)>> {
-    let mut changes: std::collections::BTreeMap<(String, usize), (Vec<Change>, &'a RoundMeta)> =
+    // Keyed by the session ids of the rounds' own seats (borrowed: no string per change).
+    let mut changes: std::collections::BTreeMap<(&'a str, usize), (Vec<Change>, &'a RoundMeta)> =
         std::collections::BTreeMap::new();
     credit.update(conn, events).await?;
     for (meta, e) in events {
         let meta: &'a RoundMeta = meta;
-        let everyone: Vec<&str> = meta.seats.iter().map(|s| s.session_id.as_str()).collect();
-        // A serve moves the team quests of the seats that have contributed so far.
-        let credited: Vec<&str> = if e.kind == "served" {
+        // A miss resets every seat's clean run; a serve moves the team quests of the seats
+        // that have contributed so far. Other events need neither list.
+        let everyone: Vec<&'a str> = if e.kind == "missed" {
+            meta.seats.iter().map(|s| s.session_id.as_str()).collect()
+        } else {
+            Vec::new()
+        };
+        let credited: Vec<&'a str> = if e.kind == "served" {
             let seats = credit.contributed(&meta.round_key, (e.tick, e.n));
             meta.seats
                 .iter()
@@ -267,9 +273,9 @@ pub async fn fold_events<'a>(
         };
         let cook = e.seat.and_then(|s| meta.session_of(s));
         for (qi, q) in defs.iter().enumerate() {
-            let mut push = |session: &str, c: Change| {
+            let mut push = |session: &'a str, c: Change| {
                 let entry = changes
-                    .entry((session.to_string(), qi))
+                    .entry((session, qi))
                     .or_insert_with(|| (Vec::new(), meta));
                 entry.0.push(c);
                 entry.1 = meta;
@@ -294,7 +300,7 @@ pub async fn fold_events<'a>(
     }
     let mut out = Vec::new();
     for ((session, qi), (list, meta)) in changes {
-        if let Some(c) = settle(conn, &session, &defs[qi], &list).await? {
+        if let Some(c) = settle(conn, session, &defs[qi], &list).await? {
             out.push((meta, c));
         }
     }
