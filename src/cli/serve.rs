@@ -57,10 +57,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             tracing::warn!(file = %broken.file, errors = %broken.errors.join("; "), "level file left out: it is not a level");
         }
         let shared = undercooked::server::open(config, levels, &db).await?;
-        shared.join_cluster(addr).await?;
+        let node = undercooked::server::join(shared, addr).await?;
         let db = undercooked::store::printable(&db);
-        tracing::info!(%addr, levels = shared.levels.all().len(), data_dir = %data_dir.display(), %db, "undercooked serving");
-        undercooked::server::run(listener, shared, stop).await;
+        tracing::info!(%addr, levels = node.shared.levels.all().len(), data_dir = %data_dir.display(), %db, "undercooked serving");
+        undercooked::server::run(listener, node, stop).await;
         tracing::info!("stopped");
         anyhow::Ok(())
     })?;

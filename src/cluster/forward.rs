@@ -1,62 +1,87 @@
-//! A request forwarded to the node that owns a room, over the nodes' internal HTTP: one
-//! HTTP/1.1 exchange (hyper's client connection) on a fresh connection, with the node
-//! secret and the player's address in headers, within `TIMEOUT`. No socket is proxied: the
-//! answer names the owner's `ws_url`, and the player's socket goes there.
+//! A request sent to another node's internal listener: one HTTP/1.1 exchange (hyper's
+//! client connection) on a fresh connection, signed on its own (`signing`), within
+//! `TIMEOUT`. No socket is proxied: a forwarded seat's answer names the owner's `ws_url`,
+//! and the player's socket goes there.
 
+use super::node::{Cluster, Owner};
+use super::signing::{self, Request, SOURCE_HEADER};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use std::time::Duration;
 
-/// How long the owner has to answer before its lease decides (dead: `room_gone`).
+/// How long the other node has to answer before its lease decides (dead: `room_gone`).
 pub const TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The most an owner's answer may hold (its answers are small JSON objects).
+/// The most an answer may hold (they are small JSON objects).
 const ANSWER_LIMIT: usize = 16 * 1024;
 
-/// Why a forwarded request got no answer.
+/// Why a request got no answer.
 #[derive(Debug)]
 pub enum Unanswered {
     /// No answer within `TIMEOUT`.
     TimedOut,
-    /// The owner could not be reached, or its answer not read.
+    /// The node could not be reached, or its answer not read.
     Failed(String),
 }
 
-/// An owner's answer: its status and body.
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unanswered::TimedOut => write!(f, "no answer in {} s", TIMEOUT.as_secs()),
+            Unanswered::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
+/// A node's answer: its status and body.
+#[derive(Debug)]
 pub struct Answer {
     pub status: u16,
     pub body: Bytes,
 }
 
-/// What a forwarded request carries besides its body: the node secret, and the player's
-/// address and `Authorization` (a host's bot calls) when it has them.
-#[derive(Clone, Copy)]
-pub struct Sender<'a> {
-    pub secret: &'a str,
-    pub source: Option<&'a str>,
-    pub authorization: Option<&'a str>,
+/// A request for another node: what it carries besides the signature.
+pub struct Call {
+    pub method: &'static str,
+    /// An internal route (`/internal/…`).
+    pub path: String,
+    pub body: Bytes,
+    /// The player's address key, as this node counts it.
+    pub source: Option<String>,
+    /// A host's `Authorization`, for its bot calls.
+    pub authorization: Option<String>,
 }
 
-/// Sends `method path` with `body` to `base` (`http://host:port`), as this node.
-pub async fn send(
-    base: &str,
-    method: &str,
-    path: &str,
-    body: Bytes,
-    from: Sender<'_>,
-) -> Result<Answer, Unanswered> {
-    match tokio::time::timeout(TIMEOUT, exchange(base, method, path, body, from)).await {
-        Ok(r) => r.map_err(Unanswered::Failed),
-        Err(_) => Err(Unanswered::TimedOut),
+impl Cluster {
+    /// Sends `call` to `node`'s internal listener, signed as this node.
+    pub async fn send(&self, node: &Owner, call: &Call) -> Result<Answer, Unanswered> {
+        let secrets = self.secret.secrets();
+        let nonce = crate::shared::random::hex(16);
+        let signed = signing::sign(
+            &secrets,
+            &Request {
+                method: call.method,
+                path: &call.path,
+                node: &self.node_id,
+                source: call.source.as_deref(),
+                authorization: call.authorization.as_deref(),
+                body: &call.body,
+            },
+            crate::store::unix_now(),
+            &nonce,
+        );
+        let exchange = exchange(&node.internal_http, call, &signed);
+        match tokio::time::timeout(TIMEOUT, exchange).await {
+            Ok(r) => r.map_err(Unanswered::Failed),
+            Err(_) => Err(Unanswered::TimedOut),
+        }
     }
 }
 
 async fn exchange(
     base: &str,
-    method: &str,
-    path: &str,
-    body: Bytes,
-    from: Sender<'_>,
+    call: &Call,
+    signed: &[(&'static str, String); 4],
 ) -> Result<Answer, String> {
     let authority = base
         .strip_prefix("http://")
@@ -73,18 +98,23 @@ async fn exchange(
         let _ = conn.await;
     });
     let mut request = http::Request::builder()
-        .method(method)
-        .uri(path)
+        .method(call.method)
+        .uri(&call.path)
         .header("host", authority)
         .header("content-type", "application/json")
-        .header(super::SECRET_HEADER, from.secret);
-    if let Some(source) = from.source {
-        request = request.header(super::SOURCE_HEADER, source);
+        .header("content-length", call.body.len());
+    for (name, value) in signed {
+        request = request.header(*name, value);
     }
-    if let Some(auth) = from.authorization {
+    if let Some(source) = &call.source {
+        request = request.header(SOURCE_HEADER, source);
+    }
+    if let Some(auth) = &call.authorization {
         request = request.header("authorization", auth);
     }
-    let request = request.body(Full::new(body)).map_err(|e| e.to_string())?;
+    let request = request
+        .body(Full::new(call.body.clone()))
+        .map_err(|e| e.to_string())?;
     let response = sender
         .send_request(request)
         .await

@@ -1,234 +1,294 @@
-//! Several nodes over one PostgreSQL: this node's registration and lease (`nodes`), the
-//! directory of the rooms it holds (`rooms_live`), and where another node's room is.
+//! Where rooms are: on this node alone, or across the nodes of a cluster over one
+//! PostgreSQL. Everything about nodes lives here — a node's registration and its lease
+//! (`node`, `lease`), the room directory (`directory`), the janitor (`janitor`), quick
+//! play's decision (`quick`), the requests nodes send each other and how they are signed
+//! (`forward`, `signing`, `secret`), and the upkeep that keeps it all (`upkeep`) — behind
+//! one `Directory`, the way `store::db` made two engines one: the route handlers ask it
+//! where a room is, for a code to open a room under, or for quick play's next step, and
+//! carry the answer out; they never hold a transaction or ask whether the server is
+//! clustered.
 //!
-//! Only a server whose history is PostgreSQL joins a cluster; on SQLite there is one node
-//! and none of this runs. A node registers under a stable id with a new epoch, renews a
-//! lease every 2 s (valid 10 s, on the database's clock) and publishes its rooms at most
-//! once a second each (`crate::shared::cluster_upkeep`). Every read of the directory joins on a live lease, so the
-//! rooms of a node that died leave it within 10 s without anyone cleaning up. A room's code
-//! is claimed in the directory before the room opens, so codes are unique across nodes,
-//! and a dead node's codes are not claimed again for an hour.
-//!
-//! Joins for a room held elsewhere are forwarded to its owner (`forward`), authenticated by
-//! the node secret: every node derives it from the session key they share.
+//! A server whose history is SQLite is one node: `Directory::Single` answers from the
+//! room registry alone. A server whose history is PostgreSQL joins the cluster:
+//! `Directory::Cluster`. This module uses `shared` (the registry, the census, the
+//! settings) and is used by `server`; `shared` and `room` never use it.
 
+mod directory;
 pub mod forward;
+pub mod janitor;
+mod lease;
+mod node;
+mod quick;
+pub mod secret;
+pub mod signing;
+mod upkeep;
 
+pub use forward::{Answer, Call, Unanswered};
+pub use janitor::{Janitor, Swept};
+pub use lease::Health;
+pub use node::{Addresses, Cluster, LEASE_S, Owner, RENEW_EVERY_S};
+pub use quick::{At, Busy, IN_FLIGHT, IN_FLIGHT_PER_ADDRESS, QuickStep, Tried};
+
+use crate::shared::Shared;
 use crate::store::StoreError;
-use sqlx::PgPool;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use serde_json::Value;
+use std::sync::Arc;
 
-/// How long a lease lasts past its last renewal, and how often it is renewed.
-pub const LEASE_S: i64 = 10;
-pub const RENEW_EVERY_S: u64 = 2;
-
-/// The header a forwarded request carries the node secret in.
-pub const SECRET_HEADER: &str = "x-undercooked-node-secret";
-/// The header a forwarded request carries the player's address in.
-pub const SOURCE_HEADER: &str = "x-undercooked-source";
-
-/// Where this node is found: by players (`public_ws`) and by other nodes (`internal_http`).
-#[derive(Clone, Debug)]
-pub struct Addresses {
-    pub node_id: String,
-    pub public_ws: String,
-    pub internal_http: String,
+/// Where the rooms are known.
+pub enum Directory {
+    /// This node alone: its registry is the directory.
+    Single,
+    /// A node of a cluster.
+    Cluster(Arc<Cluster>),
 }
 
-/// This node, registered.
-pub struct Cluster {
-    pub node_id: String,
-    pub epoch: i64,
-    pub public_ws: String,
-    pub internal_http: String,
-    secret: String,
-    pub(crate) pool: PgPool,
-    draining: AtomicBool,
+/// Where a room is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Place {
+    /// On this node (open, or claimed for it and opened on arrival).
+    Here,
+    /// On another node, alive when the directory was read.
+    There(Owner),
+    /// Nowhere: no such room, or its node is gone.
+    Gone,
 }
 
-/// The node that holds a room, as the directory has it (its lease live).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Owner {
-    pub node_id: String,
-    pub epoch: i64,
-    pub public_ws: String,
-    pub internal_http: String,
+/// A request sent to a room's node, as it went.
+pub enum Reached {
+    Answered(Answer),
+    /// The node did not answer and its lease has lapsed: the room is gone.
+    Gone,
+    /// The node did not answer (why), but its lease is live: try again.
+    Unavailable(String),
 }
 
-impl Cluster {
-    /// Registers this node with a new epoch. An id whose lease is still live belongs to a
-    /// running node (or this node's previous run, killed less than `LEASE_S` ago): the
-    /// registration waits for that lease to lapse, up to `LEASE_S` + 2 s, then is refused.
-    pub async fn join(pool: PgPool, at: Addresses, secret: String) -> Result<Cluster, StoreError> {
-        let deadline =
-            std::time::Instant::now() + std::time::Duration::from_secs(LEASE_S as u64 + 2);
-        loop {
-            let epoch: Option<(i64,)> = sqlx::query_as(
-                "INSERT INTO nodes (id, epoch, public_ws, internal_http, lease_until, build)
-                 VALUES ($1, 1, $2, $3, now() + make_interval(secs => $4), $5)
-                 ON CONFLICT (id) DO UPDATE SET epoch = nodes.epoch + 1, public_ws = excluded.public_ws,
-                   internal_http = excluded.internal_http, lease_until = excluded.lease_until,
-                   draining = FALSE, rooms = 0, sockets = 0, build = excluded.build, started_at = now()
-                 WHERE nodes.lease_until < now()
-                 RETURNING epoch",
-            )
-            .bind(&at.node_id)
-            .bind(&at.public_ws)
-            .bind(&at.internal_http)
-            .bind(LEASE_S as f64)
-            .bind(env!("CARGO_PKG_VERSION"))
-            .fetch_optional(&pool)
-            .await?;
-            if let Some((epoch,)) = epoch {
-                tracing::info!(node = %at.node_id, epoch, public = %at.public_ws, internal = %at.internal_http, "joined the cluster");
-                return Ok(Cluster {
-                    node_id: at.node_id,
-                    epoch,
-                    public_ws: at.public_ws,
-                    internal_http: at.internal_http,
-                    secret,
-                    pool,
-                    draining: AtomicBool::new(false),
-                });
+/// Why a node could not join its cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// The node secret file could not be read or made (the sentence names it).
+    #[error("{0}")]
+    SecretFile(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The directory could not be read (the database did not answer): why.
+#[derive(Debug)]
+pub struct Unreachable(pub String);
+
+/// Why no code was had for a new room here.
+#[derive(Debug)]
+pub enum NoCode {
+    /// This node is draining: it opens no room.
+    Draining,
+    /// The directory could not be reached.
+    Unreachable(String),
+}
+
+impl Directory {
+    /// Joins the cluster when the history is PostgreSQL (`Single` otherwise), as the node
+    /// serving players at `public` and other nodes at `internal` (its internal listener);
+    /// starts its upkeep.
+    pub async fn join(
+        shared: &Arc<Shared>,
+        public: std::net::SocketAddr,
+        internal: std::net::SocketAddr,
+    ) -> Result<Directory, JoinError> {
+        let Some(crate::store::Pool::Postgres(history)) = shared.store().map(|s| &s.pool) else {
+            return Ok(Directory::Single);
+        };
+        let c = &shared.config;
+        let secret_file = c.node_secret_file.clone().unwrap_or_else(|| {
+            let key = c
+                .session_key_file
+                .clone()
+                .unwrap_or_else(|| c.data_dir.join(crate::shared::session_key::FILE));
+            key.parent()
+                .unwrap_or(std::path::Path::new("."))
+                .join(secret::FILE)
+        });
+        let secret = secret::SecretFile::open(&secret_file).map_err(JoinError::SecretFile)?;
+        let loopback = |a: std::net::SocketAddr| {
+            if a.ip().is_unspecified() {
+                std::net::SocketAddr::from(([127, 0, 0, 1], a.port()))
+            } else {
+                a
             }
-            if std::time::Instant::now() > deadline {
-                return Err(StoreError::Open {
-                    db: "the cluster".into(),
-                    error: format!(
-                        "node id {} is held by a running node (its lease is live): give this node another id (UNDERCOOKED_NODE_ID) or stop the other",
-                        at.node_id
-                    ),
-                });
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        };
+        let (public, internal) = (loopback(public), loopback(internal));
+        let at = Addresses {
+            node_id: c.node_id.clone().unwrap_or_else(|| public.to_string()),
+            public_ws: c
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("ws://{public}"))
+                .trim_end_matches('/')
+                .to_string(),
+            internal_http: c
+                .internal_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{internal}"))
+                .trim_end_matches('/')
+                .to_string(),
+        };
+        let cluster = Arc::new(Cluster::join(history, at, secret, c.max_players).await?);
+        tokio::spawn(upkeep::keep(Arc::downgrade(shared), cluster.clone()));
+        Ok(Directory::Cluster(cluster))
+    }
+
+    /// This node in its cluster, if it is in one.
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        match self {
+            Directory::Single => None,
+            Directory::Cluster(c) => Some(c),
         }
     }
 
-    /// Where a player's socket for room `code` goes on this node.
-    pub fn ws_url(&self, code: &str) -> String {
-        format!("{}/ws/{code}", self.public_ws)
+    /// Where a player's socket for room `code` on this node goes, when players must be
+    /// told (in a cluster: the node's public address).
+    pub fn ws_url(&self, code: &str) -> Option<String> {
+        self.cluster().map(|c| c.ws_url(code))
     }
 
-    /// Whether a forwarded request carries the node secret (compared in constant time).
-    pub fn secret_ok(&self, given: &str) -> bool {
-        let (a, b) = (self.secret.as_bytes(), given.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+    /// Where room `code` is.
+    pub async fn place(&self, shared: &Shared, code: &str) -> Result<Place, Unreachable> {
+        if shared.rooms.get(code).is_some() {
+            return Ok(Place::Here);
+        }
+        let Some(c) = self.cluster() else {
+            return Ok(Place::Gone);
+        };
+        match c.owner_of(code).await {
+            Ok(Some(owner)) if owner.node_id == c.node_id && owner.epoch == c.epoch => {
+                // Claimed for this node by quick play and not opened yet, or closed a
+                // moment ago: the caller opens it if it may.
+                Ok(Place::Here)
+            }
+            Ok(Some(owner)) => Ok(Place::There(owner)),
+            Ok(None) => Ok(Place::Gone),
+            Err(e) => Err(Unreachable(e.to_string())),
+        }
     }
 
-    pub fn secret(&self) -> &str {
-        &self.secret
+    /// A code for a room about to open here: `None` (a fresh local code) on a single node;
+    /// in a cluster, one claimed in the directory.
+    pub async fn claim(&self) -> Result<Option<String>, NoCode> {
+        let Some(c) = self.cluster() else {
+            return Ok(None);
+        };
+        if c.draining() {
+            return Err(NoCode::Draining);
+        }
+        for _ in 0..8 {
+            let candidate = crate::shared::registry::room_code();
+            match c.claim_code(&candidate).await {
+                Ok(true) => return Ok(Some(candidate)),
+                Ok(false) => continue,
+                Err(e) => return Err(NoCode::Unreachable(e.to_string())),
+            }
+        }
+        Err(NoCode::Unreachable("no free code in 8 draws".into()))
     }
 
+    /// Whether room `code`, not open here, may be opened here now (quick play claimed it
+    /// for this node and this process never opened it).
+    pub async fn may_open(&self, code: &str) -> bool {
+        match self.cluster() {
+            Some(c) => c.may_open(code).await,
+            None => false,
+        }
+    }
+
+    /// Room `code` was opened here (it is never opened again by a late arrival).
+    pub fn opened(&self, code: &str) {
+        if let Some(c) = self.cluster() {
+            c.opened.note(code);
+        }
+    }
+
+    /// One of this node's quick-play permits for a caller from `from`: `Ok(None)` on a
+    /// single node (quick play there is a look at the registry); `Busy::Full` when all are
+    /// taken or the caller's address holds its share.
+    pub fn quick_permit(
+        &self,
+        from: Option<crate::shared::admission::Source>,
+    ) -> Result<Option<quick::QuickPermit>, Busy> {
+        match self.cluster() {
+            None => Ok(None),
+            Some(c) => c.quick.permit(from).map(Some).ok_or(Busy::Full),
+        }
+    }
+
+    /// Quick play's next step, given how the steps so far went.
+    pub async fn quick_step(&self, shared: &Shared, tried: &Tried) -> Result<QuickStep, Busy> {
+        match self.cluster() {
+            Some(c) => c.quick_step(tried).await,
+            None => Ok(shared
+                .rooms
+                .open_lobbies(shared.config.max_players)
+                .into_iter()
+                .find(|code| !tried.full.contains(code))
+                .map_or(QuickStep::OpenHere { code: None }, |code| {
+                    QuickStep::SeatIn { code, at: At::Here }
+                })),
+        }
+    }
+
+    /// Sends `call` to room's node `owner`; when it does not answer, its lease decides
+    /// (lapsed: `Gone`; live: `Unavailable`).
+    pub async fn reach(&self, owner: &Owner, call: &Call) -> Reached {
+        let Some(c) = self.cluster() else {
+            return Reached::Gone;
+        };
+        match c.send(owner, call).await {
+            Ok(a) => Reached::Answered(a),
+            Err(why) => {
+                tracing::warn!(owner = %owner.node_id, path = %call.path, why = %why, "a request for another node got no answer");
+                match c.alive(owner).await {
+                    Ok(false) => Reached::Gone,
+                    _ => Reached::Unavailable(why.to_string()),
+                }
+            }
+        }
+    }
+
+    /// Checks a request another node sent this node's internal listener.
+    pub fn verify(
+        &self,
+        headers: &signing::Headers<'_>,
+        req: &signing::Request<'_>,
+    ) -> Result<(), signing::Refused> {
+        match self.cluster() {
+            None => Err(signing::Refused::BadSignature),
+            Some(c) => c
+                .nonces
+                .verify(&c.secret.secrets(), headers, req, crate::store::unix_now()),
+        }
+    }
+
+    /// The lease, for `/healthz`: its health and its report.
+    pub fn lease(&self) -> Option<(Health, Value)> {
+        self.cluster().map(|c| (c.lease.health(), c.lease.report()))
+    }
+
+    /// Whether this node takes no new rooms (a cluster node draining).
     pub fn draining(&self) -> bool {
-        self.draining.load(Relaxed)
+        self.cluster().is_some_and(|c| c.draining())
     }
 
-    /// Stops taking rooms: the directory says so at once, so quick play skips this node,
-    /// and this node opens no room (its lobbies show no open seat from the next beat).
+    /// Stops taking rooms: the directory says so at once (quick play skips this node) and
+    /// this node opens no room.
     pub async fn drain(&self) {
-        self.draining.store(true, Relaxed);
-        let marked = sqlx::query("UPDATE nodes SET draining = TRUE WHERE id = $1 AND epoch = $2")
-            .bind(&self.node_id)
-            .bind(self.epoch)
-            .execute(&self.pool)
-            .await;
-        if let Err(e) = marked {
-            tracing::warn!(error = %e, "the directory could not be told this node is draining");
+        if let Some(c) = self.cluster() {
+            c.drain().await;
         }
     }
 
-    /// Claims `code` for a room about to open here: false when a room anywhere holds it (or
-    /// a lost node held it within the hour).
-    pub async fn claim_code(&self, code: &str, max_players: u8) -> sqlx::Result<bool> {
-        let done = sqlx::query(
-            "INSERT INTO rooms_live (code, node_id, epoch, state, open_seats) VALUES ($1, $2, $3, 'lobby', $4)
-             ON CONFLICT (code) DO UPDATE SET node_id = excluded.node_id, epoch = excluded.epoch,
-               state = 'lobby', level_id = NULL, seated = 0, spectators = 0, open_seats = excluded.open_seats, updated = now()
-             WHERE rooms_live.updated < now() - interval '1 hour'
-               AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = rooms_live.node_id
-                               AND n.epoch = rooms_live.epoch AND n.lease_until > now())",
-        )
-        .bind(code)
-        .bind(&self.node_id)
-        .bind(self.epoch)
-        .bind(max_players as i64)
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// The live node that holds room `code`, if any.
-    pub async fn owner_of(&self, code: &str) -> sqlx::Result<Option<Owner>> {
-        let row: Option<(String, i64, String, String)> = sqlx::query_as(
-            "SELECT n.id, n.epoch, n.public_ws, n.internal_http FROM rooms_live r
-             JOIN nodes n ON n.id = r.node_id AND n.epoch = r.epoch
-             WHERE r.code = $1 AND n.lease_until > now()",
-        )
-        .bind(code)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|(node_id, epoch, public_ws, internal_http)| Owner {
-            node_id,
-            epoch,
-            public_ws,
-            internal_http,
-        }))
-    }
-
-    /// Whether `owner`'s lease (at that epoch) is still live.
-    pub async fn alive(&self, owner: &Owner) -> sqlx::Result<bool> {
-        let row: Option<(i64,)> = sqlx::query_as(
-            "SELECT 1::BIGINT FROM nodes WHERE id = $1 AND epoch = $2 AND lease_until > now()",
-        )
-        .bind(&owner.node_id)
-        .bind(owner.epoch)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.is_some())
-    }
-}
-
-/// The advisory lock one janitor at a time holds (an arbitrary, fixed key).
-const JANITOR_LOCK: i64 = 0x5543_4a41; // "UCJA"
-
-impl Cluster {
-    /// Records the open rounds of rooms whose node's lease has lapsed as aborted, and
-    /// marks those rooms `lost` in the directory (their codes wait an hour from now). One
-    /// janitor at a time (an advisory lock; a node that finds it held skips this beat), and
-    /// a round is only aborted while it has no result, so it is aborted once: the rounds
-    /// this call aborted.
-    pub async fn janitor(&self) -> sqlx::Result<u64> {
-        let mut tx = self.pool.begin().await?;
-        let (ours,): (bool,) = sqlx::query_as("SELECT pg_try_advisory_xact_lock($1)")
-            .bind(JANITOR_LOCK)
-            .fetch_one(&mut *tx)
-            .await?;
-        if !ours {
-            return Ok(0);
+    /// At exit, after the rooms closed: this node's rows leave the directory and its lease
+    /// ends.
+    pub async fn leave(&self) {
+        if let Some(c) = self.cluster() {
+            c.leave().await;
         }
-        let lapsed = "SELECT r.code FROM rooms_live r WHERE r.state <> 'lost' AND NOT EXISTS
-            (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.epoch = r.epoch AND n.lease_until > now())";
-        let aborted = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE rounds SET result = 'aborted', ended_at = EXTRACT(EPOCH FROM now())::BIGINT
-             WHERE result IS NULL AND room_code IN ({lapsed})"
-        )))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        let lost = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE rooms_live SET state = 'lost', open_seats = 0, updated = now() WHERE code IN ({lapsed})"
-        )))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        tx.commit().await?;
-        if aborted > 0 || lost > 0 {
-            tracing::info!(
-                rounds_aborted = aborted,
-                rooms_lost = lost,
-                "a lost node's rooms were closed in the history"
-            );
-        }
-        Ok(aborted)
     }
 }

@@ -208,6 +208,14 @@ impl Room {
                 let _ = reply.send(());
                 return ControlFlow::Break(());
             }
+            RoomCmd::Disown { reply } => {
+                for conn in self.seats.conns_mut() {
+                    conn.link.close(close::ROOM_GONE);
+                }
+                tracing::warn!(room = %self.code, state = self.phase.state().name(), "room given up to another node: sockets closed 4401, no result recorded");
+                let _ = reply.send(());
+                return ControlFlow::Break(());
+            }
         }
         ControlFlow::Continue(())
     }

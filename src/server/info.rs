@@ -206,23 +206,33 @@ pub const HELD: Duration = Duration::from_secs(2);
 /// `none` without a database: still `200`, since taking a playing server out of rotation
 /// for its disk would lock its players out. `rooms_stalled` counts the rooms whose timer
 /// has not ticked for 0.5 s, and `tick_gap_max_s` is the longest any has gone without a
-/// tick, now; past `HELD` the answer is `503` with `ok: false`, while the stall lasts.
-pub fn health(shared: &Shared) -> (StatusCode, Value) {
+/// tick, now; past `HELD` the answer is `503` with `ok: false`, while the stall lasts. A
+/// cluster node adds its `lease` (`cluster::lease`): while its renewal fails, it has
+/// lapsed, or another start of its id took it, the answer is `503` with `ok: false` —
+/// the other nodes no longer count on it, and neither should a load balancer.
+pub fn health(shared: &Shared, directory: &crate::cluster::Directory) -> (StatusCode, Value) {
     let storage = match shared.chain() {
         None => "none",
         Some(c) if c.stats.storage_degraded.load(Relaxed) => "degraded",
         Some(_) => "ok",
     };
     let (gap, stalled) = shared.rooms.tick_gaps(super::metrics::STALLED);
-    let ok = gap <= HELD;
+    let lease = directory.lease();
+    let sound = lease
+        .as_ref()
+        .is_none_or(|(h, _)| *h == crate::cluster::Health::Sound);
+    let ok = gap <= HELD && sound;
     let status = if ok {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
     let gap_s = (gap.as_secs_f64() * 1000.0).round() / 1000.0;
-    let body =
+    let mut body =
         json!({"ok": ok, "storage": storage, "rooms_stalled": stalled, "tick_gap_max_s": gap_s});
+    if let Some((_, report)) = lease {
+        body["lease"] = report;
+    }
     (status, body)
 }
 

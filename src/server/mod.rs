@@ -1,22 +1,27 @@
 //! The network side: HTTP routes, the WebSocket connection task, and `run`.
 //!
 //! `open(config, levels, db)` makes the `Shared` a server runs on (history attached);
-//! `run(listener, shared, shutdown)` serves until `shutdown` resolves, so tests start a real
-//! server on port 0 and the binary starts one on its configured address. The files:
-//! `routes` (the table of HTTP routes) over `rooms_api`, `info`, `seams` and `reply`;
-//! `accept` (the accept loop, connection caps and timeouts) serves each connection;
-//! `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to `socket`, its
-//! task (the connection itself, its reading, rules and writing, is `crate::net`).
-//! `replays_api` answers the replay viewer from `replay_cache` (answers kept per file, built
-//! on the blocking pool by `replay_decode`).
+//! `join(shared, bound)` makes it a `Node`, alone or in its cluster (`crate::cluster`: on a
+//! PostgreSQL history it binds the internal listener and registers); `run(listener, node,
+//! shutdown)` serves until `shutdown` resolves, so tests start a real server on port 0 and
+//! the binary starts one on its configured address. The files: `routes` (the table of
+//! public HTTP routes) over `rooms_api` (create, join, solo, status, bots), `quick` (quick
+//! play, carrying out the directory's steps), `seat` (a seat's request and answer), `info`,
+//! `seams` and `reply`; `internal` (the internal listener and its signed routes, for the
+//! other nodes); `accept` (the accept loop, connection caps and timeouts) serves each
+//! connection; `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to
+//! `socket`, its task (the connection itself, its reading, rules and writing, is
+//! `crate::net`). `replays_api` answers the replay viewer from `replay_cache` (answers kept
+//! per file, built on the blocking pool by `replay_decode`). `torn` reindexes, at start,
+//! the rounds a killed node left torn.
 
 mod accept;
 mod assets;
 mod body;
-mod cluster_api;
 mod info;
+mod internal;
 mod metrics;
-mod quick_cluster;
+mod quick;
 pub(crate) mod replay_cache;
 mod replay_decode;
 mod replays_api;
@@ -24,9 +29,12 @@ mod reply;
 mod rooms_api;
 mod routes;
 mod seams;
+mod seat;
 mod socket;
+mod torn;
 mod upgrade;
 
+use crate::cluster::Directory;
 use crate::levels::Levels;
 use crate::shared::Shared;
 use crate::shared::config::ServerConfig;
@@ -72,12 +80,80 @@ pub async fn open(
     Ok(shared)
 }
 
-/// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then every room
-/// finishes its round as aborted (its replay file completed) and closes its sockets with
-/// 1001, within 4 s; then, within `GRACE`, the history takes every round's result and the
-/// disk every replay file's end; what is left then goes to the rescue folder (`rescue`).
-pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()>) {
-    let routes = warp::service(routes::routes(&shared));
+/// A server ready to serve: its shared state, where its rooms are known, and in a
+/// cluster its internal listener.
+pub struct Node {
+    pub shared: Arc<Shared>,
+    pub directory: Arc<Directory>,
+    internal: Option<TcpListener>,
+}
+
+/// Why a node could not join its cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    #[error("binding the internal listener on {addr} (UNDERCOOKED_INTERNAL_BIND): {error}")]
+    Bind {
+        addr: std::net::SocketAddr,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Cluster(#[from] crate::cluster::JoinError),
+}
+
+/// Makes `shared` a node serving players at `public`: alone (a SQLite history), or in its
+/// cluster (PostgreSQL): the internal listener bound (`--internal-bind`), the node
+/// registered, its upkeep started, and the rounds it was killed in reindexed (`torn`).
+pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<Node, JoinError> {
+    let clustered = shared
+        .store()
+        .is_some_and(|s| s.dialect() == crate::store::db::Dialect::Postgres);
+    if !clustered {
+        return Ok(Node {
+            shared,
+            directory: Arc::new(Directory::Single),
+            internal: None,
+        });
+    }
+    let addr = shared.config.internal_bind;
+    let internal = TcpListener::bind(addr)
+        .await
+        .map_err(|error| JoinError::Bind { addr, error })?;
+    let bound = internal
+        .local_addr()
+        .map_err(|error| JoinError::Bind { addr, error })?;
+    let directory = Arc::new(Directory::join(&shared, public, bound).await?);
+    tokio::spawn(torn::reindex(Arc::downgrade(&shared)));
+    Ok(Node {
+        shared,
+        directory,
+        internal: Some(internal),
+    })
+}
+
+/// Serves HTTP and WebSocket on `listener` (and, in a cluster, the other nodes on the
+/// internal listener) until `shutdown` resolves; then every room finishes its round as
+/// aborted (its replay file completed) and closes its sockets with 1001, within 4 s; then,
+/// within `GRACE`, the history takes every round's result and the disk every replay file's
+/// end; what is left then goes to the rescue folder (`rescue`). A cluster node drains
+/// first, and at the end leaves the directory (its rows deleted, its lease ended).
+pub async fn run(listener: TcpListener, node: Node, shutdown: impl Future<Output = ()>) {
+    let Node {
+        shared,
+        directory,
+        internal,
+    } = node;
+    let routes = warp::service(routes::routes(&shared, &directory));
+    let (stop_internal, internal_stopped) = tokio::sync::oneshot::channel::<()>();
+    let internal = internal.map(|l| {
+        tokio::spawn(internal::serve(
+            l,
+            shared.clone(),
+            directory.clone(),
+            async move {
+                let _ = internal_stopped.await;
+            },
+        ))
+    });
     // Finished rounds' replay bytes a refusing disk has not taken, tried once a second.
     let retry = {
         let shared = shared.clone();
@@ -91,10 +167,10 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
     // In a cluster a shutdown drains first: no new rooms, the rounds playing end (up to
     // the drain grace), while the node still serves their sockets.
     let drained = {
-        let shared = shared.clone();
+        let (shared, directory) = (shared.clone(), directory.clone());
         async move {
             shutdown.await;
-            drain(&shared).await;
+            drain(&shared, &directory).await;
         }
     };
     accept::serve(listener, shared.clone(), routes, drained).await;
@@ -104,6 +180,11 @@ pub async fn run(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Futu
     if tokio::time::timeout(GRACE, settled(&shared)).await.is_err() {
         write_out(&shared);
     }
+    let _ = stop_internal.send(());
+    if let Some(task) = internal {
+        let _ = task.await;
+    }
+    directory.leave().await;
     // The rooms have ended; their threads end with whatever sockets still run there.
     shared.threads.stop();
 }
@@ -114,11 +195,11 @@ const DRAIN_LINGER: Duration = Duration::from_secs(2);
 /// A clustered node's drain: marked draining, it waits until none of its rooms is
 /// counting down or playing, or `UNDERCOOKED_DRAIN_GRACE_S` pass. A node alone (SQLite)
 /// does not wait.
-async fn drain(shared: &Shared) {
-    let Some(cluster) = shared.cluster() else {
+async fn drain(shared: &Shared, directory: &Directory) {
+    if directory.cluster().is_none() {
         return;
-    };
-    cluster.drain().await;
+    }
+    directory.drain().await;
     let grace = Duration::from_secs(shared.config.drain_grace_s);
     tracing::info!(
         grace_s = grace.as_secs(),

@@ -17,6 +17,20 @@ pub fn refuse(status: StatusCode, code: &str, msg: impl Into<String>) -> Respons
     answer(status, &json!({"code": code, "msg": msg.into()}))
 }
 
+/// A refusal that says when to ask again (`Retry-After`, seconds): a `429` past a quota, a
+/// `503` while something shared is busy or away.
+pub fn refuse_retry(
+    status: StatusCode,
+    code: &str,
+    msg: impl Into<String>,
+    after_s: u32,
+) -> Response {
+    let mut r = refuse(status, code, msg);
+    r.headers_mut()
+        .insert("retry-after", warp::http::HeaderValue::from(after_s));
+    r
+}
+
 /// The `503 busy` refusal of the connection caps, naming which.
 pub fn busy(why: Refused) -> Response {
     refuse(StatusCode::SERVICE_UNAVAILABLE, "busy", why.why())

@@ -1,143 +1,53 @@
-//! The rooms over HTTP: create, join, quick play, play solo, the host's bots, and a room's
-//! public status.
+//! The rooms over HTTP: create, join, play solo, the host's bots, and a room's public
+//! status (quick play is `quick`). Each asks the directory where its room is and carries
+//! the answer out: here, the room is asked; on another node, the request goes to that
+//! node's internal listener and its answer comes back as it is; nowhere, `404 room_gone`.
+//! The `…_here` handlers are what the internal listener calls for another node.
 //!
-//! Bodies are parsed strictly (`body`: a JSON object sent as `application/json`, at most
-//! 4 KB, unknown fields and duplicate keys refused);
-//! create, join and quick all take the same `{name?, token?}` and end in the room's own
-//! reservation, so a seat is only ever given by the room.
+//! Bodies are parsed strictly (`body`, `seat`); create, join and quick all end in the
+//! room's own reservation, so a seat is only ever given by the room.
 
 use super::body::Body;
 use super::info::bearer;
-use super::reply::{answer, refuse};
+use super::reply::{answer, refuse, refuse_retry};
+use super::seat::{SeatRequest, passed_on, reservation_reply, reserve, seat_request};
+use crate::cluster::{Call, Directory, NoCode, Place, Reached};
 use crate::shared::Shared;
 use crate::shared::admission::Source;
-use crate::shared::random;
-use crate::shared::registry::{Reservation, RoomCmd, RoomHandle};
-use crate::wire::messages::{Refusal, code, limits, renders_blank, sanitize_name};
+use crate::shared::registry::{RoomCmd, RoomHandle};
+use crate::wire::messages::{Refusal, code};
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::oneshot;
-use warp::Rejection;
 use warp::http::StatusCode;
 use warp::reply::Response;
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct JoinBody {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    token: Option<String>,
-}
-
-/// Who asks for a seat: the token (minted when the body has none) and the name.
-pub(super) struct SeatRequest {
-    pub(super) token: String,
-    pub(super) name: Option<String>,
-}
-
-/// Parses a `{name?, token?}` body strictly (an empty body is `{}`) and looks its token's
-/// session up; a token the server does not know (or none) starts a session, which the
-/// address `from` may do `UNDERCOOKED_NEW_SESSIONS_PER_MIN` times a minute. A refusal is
-/// the answer to send.
-pub(super) async fn seat_request(
-    shared: &Shared,
-    body: &Body,
-    from: Option<Source>,
-) -> Result<SeatRequest, Box<Response>> {
-    let who = parse_seat_request(body)?;
-    match shared.sessions.admit(Some(&who.token), from).await {
-        Ok(()) => Ok(who),
-        Err(r) => Err(Box::new(refuse(
-            StatusCode::TOO_MANY_REQUESTS,
-            r.code,
-            r.msg,
-        ))),
-    }
-}
 
 /// Parses a room route's body as its route does (`{name?, token?}`, or a bot's `{seat?}`).
 pub(super) fn parse_body(body: &Body, bot: bool) -> Result<(), Box<Response>> {
     if bot {
         body.parse::<BotBody>().map(|_| ())
     } else {
-        parse_seat_request(body).map(|_| ())
+        super::seat::parse_seat_request(body).map(|_| ())
     }
 }
 
-fn parse_seat_request(body: &Body) -> Result<SeatRequest, Box<Response>> {
-    let bad = |code: &str, msg: String| Box::new(refuse(StatusCode::BAD_REQUEST, code, msg));
-    let body: JoinBody = body.parse()?;
-    if let Some(t) = &body.token
-        && (t.is_empty() || t.chars().count() > limits::TOKEN_MAX)
-    {
-        return Err(bad(
-            code::BAD_FIELD,
-            "token must be 1-128 characters".into(),
-        ));
-    }
-    if body
-        .name
-        .as_ref()
-        .is_some_and(|n| n.chars().count() > limits::NAME_RAW_MAX)
-    {
-        return Err(bad(
-            code::BAD_FIELD,
-            "name must be at most 64 characters".into(),
-        ));
-    }
-    if body
-        .name
-        .as_ref()
-        .is_some_and(|n| !n.is_empty() && renders_blank(&sanitize_name(n)))
-    {
-        return Err(bad(
-            code::BAD_FIELD,
-            "name shows nothing once invisible characters are taken out".into(),
-        ));
-    }
-    Ok(SeatRequest {
-        token: body.token.unwrap_or_else(|| random::hex(16)),
-        name: body.name,
-    })
+fn storage_unavailable(why: impl Into<String>) -> Response {
+    refuse_retry(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "storage_unavailable",
+        why,
+        2,
+    )
 }
 
-pub(super) async fn reserve(
-    shared: &Shared,
-    room: &str,
-    who: &SeatRequest,
-) -> Result<Reservation, &'static str> {
-    let handle = shared.rooms.get(room).ok_or(code::ROOM_GONE)?;
-    let (reply, rx) = oneshot::channel();
-    let cmd = RoomCmd::Reserve {
-        token: who.token.clone(),
-        name: who.name.clone(),
-        reply,
-    };
-    handle.tx.send(cmd).await.map_err(|_| code::ROOM_GONE)?;
-    rx.await.map_err(|_| code::ROOM_GONE)?
-}
-
-/// The seat's answer; in a cluster it names the socket's address on this node (`ws_url`,
-/// additive), which a join forwarded from another node passes on to the player.
-pub(super) fn reservation_reply(
-    shared: &Shared,
-    status: StatusCode,
-    room: &str,
-    r: Reservation,
-) -> Response {
-    let mut body =
-        json!({"room_code": room, "you": {"token": r.token, "seat": r.seat, "host": r.host}});
-    if let Some(c) = shared.cluster() {
-        body["ws_url"] = json!(c.ws_url(room));
-    }
-    answer(status, &body)
-}
-
-/// Opens a room on this node. In a cluster its code is claimed in the directory first (a
-/// code taken anywhere is drawn again), and a draining node opens none.
-pub(super) async fn open_room(shared: &Arc<Shared>) -> Result<(String, RoomHandle), Response> {
+/// Opens a room on this node under `code` (claimed by quick play), or under a code the
+/// directory gives (in a cluster: claimed there first; a draining node opens none).
+pub(super) async fn open_room_as(
+    shared: &Arc<Shared>,
+    directory: &Directory,
+    code: Option<String>,
+) -> Result<(String, RoomHandle), Response> {
     let full = || {
         let why = format!(
             "the server is at its limit of {} rooms",
@@ -145,38 +55,39 @@ pub(super) async fn open_room(shared: &Arc<Shared>) -> Result<(String, RoomHandl
         );
         refuse(StatusCode::CONFLICT, code::ROOM_FULL, why)
     };
-    let Some(cluster) = shared.cluster() else {
-        return crate::room::spawn(shared).ok_or_else(full);
-    };
-    if cluster.draining() {
-        return Err(refuse(
-            StatusCode::SERVICE_UNAVAILABLE,
-            code::ROOM_FULL,
-            "this node is draining (shutting down): it opens no rooms; try another",
-        ));
-    }
     if shared.rooms.len() >= shared.config.max_rooms {
         return Err(full());
     }
-    for _ in 0..8 {
-        let candidate = crate::shared::registry::room_code();
-        match cluster
-            .claim_code(&candidate, shared.config.max_players)
-            .await
-        {
-            Ok(true) => return crate::room::spawn_as(shared, Some(candidate)).ok_or_else(full),
-            Ok(false) => continue,
-            Err(e) => {
-                tracing::warn!(error = %e, "a room code could not be claimed in the directory");
-                break;
+    let code = match code {
+        Some(code) => Some(code),
+        None => match directory.claim().await {
+            Ok(code) => code,
+            Err(NoCode::Draining) => {
+                return Err(refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    code::ROOM_FULL,
+                    "this node is draining (shutting down): it opens no rooms; try another",
+                ));
             }
-        }
+            Err(NoCode::Unreachable(e)) => {
+                tracing::warn!(error = %e, "a room code could not be claimed in the directory");
+                return Err(storage_unavailable(
+                    "the cluster's room directory cannot be reached: no room can be opened now",
+                ));
+            }
+        },
+    };
+    let opened = crate::room::spawn_as(shared, code).ok_or_else(full)?;
+    directory.opened(&opened.0);
+    Ok(opened)
+}
+
+/// Opens room `code` here when quick play claimed it for this node and it is not open yet
+/// (its first player may arrive before the request that opens it).
+pub(super) async fn open_if_claimed(shared: &Arc<Shared>, directory: &Directory, code: &str) {
+    if shared.rooms.get(code).is_none() && directory.may_open(code).await {
+        let _ = open_room_as(shared, directory, Some(code.to_string())).await;
     }
-    Err(refuse(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "storage_unavailable",
-        "the cluster's room directory cannot be reached: no room can be opened now",
-    ))
 }
 
 fn refusal_status(c: &str) -> StatusCode {
@@ -187,42 +98,121 @@ fn refusal_status(c: &str) -> StatusCode {
     }
 }
 
-/// A new room with the caller in seat 0 as host.
-async fn create(shared: &Arc<Shared>, who: SeatRequest) -> Response {
-    let (room, _) = match open_room(shared).await {
-        Ok(opened) => opened,
-        Err(refusal) => return refusal,
-    };
-    match reserve(shared, &room, &who).await {
-        Ok(r) => reservation_reply(shared, StatusCode::CREATED, &room, r),
-        Err(c) => refuse(refusal_status(c), c, "the new room refused the seat"),
-    }
-}
-
+/// `POST /api/rooms`: a new room here with the caller in seat 0 as host.
 pub async fn create_room(
     shared: Arc<Shared>,
+    directory: Arc<Directory>,
     body: Body,
     from: Option<Source>,
-) -> Result<Response, Rejection> {
-    Ok(match seat_request(&shared, &body, from).await {
-        Ok(who) => create(&shared, who).await,
-        Err(r) => *r,
-    })
-}
-
-/// A join for a room on this node (the player's own, or one forwarded by another node).
-pub async fn join_here(
-    room: String,
-    shared: Arc<Shared>,
-    body: Body,
-    from: Option<Source>,
-) -> Result<Response, Rejection> {
+) -> Result<Response, warp::Rejection> {
     let who = match seat_request(&shared, &body, from).await {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
+    let (room, _) = match open_room_as(&shared, &directory, None).await {
+        Ok(opened) => opened,
+        Err(refusal) => return Ok(refusal),
+    };
     Ok(match reserve(&shared, &room, &who).await {
-        Ok(r) => reservation_reply(&shared, StatusCode::OK, &room, r),
+        Ok(r) => reservation_reply(&directory, StatusCode::CREATED, &room, r),
+        Err(c) => refuse(refusal_status(c), c, "the new room refused the seat"),
+    })
+}
+
+/// The answer to a request sent to a room's node, or why there is none.
+fn reached(r: Reached) -> Response {
+    match r {
+        Reached::Answered(a) => passed_on(a),
+        Reached::Gone => refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, "no such room"),
+        Reached::Unavailable(_) => {
+            storage_unavailable("the room's node did not answer; try again in a moment")
+        }
+    }
+}
+
+/// Where room `code` is; `Err` is the answer when it is not here.
+async fn place_or_answer(
+    shared: &Shared,
+    directory: &Directory,
+    room: &str,
+    elsewhere: impl FnOnce(&crate::cluster::Owner) -> Call,
+) -> Result<(), Response> {
+    match directory.place(shared, room).await {
+        Ok(Place::Here) => Ok(()),
+        Ok(Place::There(owner)) => Err(reached(directory.reach(&owner, &elsewhere(&owner)).await)),
+        Ok(Place::Gone) => Err(refuse(
+            StatusCode::NOT_FOUND,
+            code::ROOM_GONE,
+            "no such room",
+        )),
+        Err(e) => {
+            tracing::warn!(error = %e.0, room, "the room directory could not be read");
+            Err(storage_unavailable(
+                "the cluster's room directory cannot be reached",
+            ))
+        }
+    }
+}
+
+/// `POST /api/rooms/{code}/join`: here, or forwarded to the room's node.
+pub async fn join_room(
+    room: String,
+    shared: Arc<Shared>,
+    directory: Arc<Directory>,
+    body: Body,
+    from: Option<Source>,
+) -> Result<Response, warp::Rejection> {
+    let call = |_: &crate::cluster::Owner| Call {
+        method: "POST",
+        path: format!("/internal/rooms/{room}/join"),
+        body: body.bytes.clone(),
+        source: from.map(Source::to_header),
+        authorization: None,
+    };
+    if let Err(answer) = place_or_answer(&shared, &directory, &room, call).await {
+        return Ok(answer);
+    }
+    Ok(join_here(room, shared, directory, body, from).await)
+}
+
+/// A join for a room on this node (the player's own, or one another node sent).
+pub async fn join_here(
+    room: String,
+    shared: Arc<Shared>,
+    directory: Arc<Directory>,
+    body: Body,
+    from: Option<Source>,
+) -> Response {
+    seat_here(room, shared, directory, body, from, StatusCode::OK).await
+}
+
+/// Quick play on another node claimed `room` for this node: open it if it is not yet,
+/// and seat the player (`201`).
+pub async fn open_claimed(
+    room: String,
+    shared: Arc<Shared>,
+    directory: Arc<Directory>,
+    body: Body,
+    from: Option<Source>,
+) -> Response {
+    seat_here(room, shared, directory, body, from, StatusCode::CREATED).await
+}
+
+async fn seat_here(
+    room: String,
+    shared: Arc<Shared>,
+    directory: Arc<Directory>,
+    body: Body,
+    from: Option<Source>,
+    status: StatusCode,
+) -> Response {
+    let who = match seat_request(&shared, &body, from).await {
+        Ok(who) => who,
+        Err(r) => return *r,
+    };
+    open_if_claimed(&shared, &directory, &room).await;
+    match reserve(&shared, &room, &who).await {
+        Ok(r) => reservation_reply(&directory, status, &room, r),
         Err(c) => {
             let why = if c == code::ROOM_FULL {
                 "every seat is taken"
@@ -231,42 +221,22 @@ pub async fn join_here(
             };
             refuse(refusal_status(c), c, why)
         }
-    })
-}
-
-/// Quick play: the fullest open lobby that still has a seat (least empty first), else a
-/// new room.
-pub async fn quick(
-    shared: Arc<Shared>,
-    body: Body,
-    from: Option<Source>,
-) -> Result<Response, Rejection> {
-    let who = match seat_request(&shared, &body, from).await {
-        Ok(who) => who,
-        Err(r) => return Ok(*r),
-    };
-    for room in shared.rooms.open_lobbies(shared.config.max_players) {
-        if let Ok(r) = reserve(&shared, &room, &who).await
-            && r.seat.is_some()
-        {
-            return Ok(reservation_reply(&shared, StatusCode::OK, &room, r));
-        }
     }
-    Ok(create(&shared, who).await)
 }
 
 /// Play solo: a new room with the caller in seat 0 as host and bots in the other seats, on
 /// the highest level the caller's session has unlocked, waiting for its `start`.
 pub async fn solo(
     shared: Arc<Shared>,
+    directory: Arc<Directory>,
     body: Body,
     from: Option<Source>,
-) -> Result<Response, Rejection> {
-    let who = match seat_request(&shared, &body, from).await {
+) -> Result<Response, warp::Rejection> {
+    let who: SeatRequest = match seat_request(&shared, &body, from).await {
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
-    let (room, handle) = match open_room(&shared).await {
+    let (room, handle) = match open_room_as(&shared, &directory, None).await {
         Ok(opened) => opened,
         Err(refusal) => return Ok(refusal),
     };
@@ -281,7 +251,7 @@ pub async fn solo(
         Err(_) => Err(code::ROOM_GONE),
     };
     Ok(match answer_ {
-        Ok(r) => reservation_reply(&shared, StatusCode::CREATED, &room, r),
+        Ok(r) => reservation_reply(&directory, StatusCode::CREATED, &room, r),
         Err(c) => refuse(refusal_status(c), c, "the new room could not be set up"),
     })
 }
@@ -325,33 +295,52 @@ fn no_token() -> Response {
     )
 }
 
-/// `POST /api/rooms/{code}/bots` `{seat?}`: the host puts a bot in a free seat.
+/// `POST /api/rooms/{code}/bots` `{seat?}`: the host puts a bot in a free seat (a host
+/// whose page is on another node reaches the room's node).
 pub async fn add_bot(
     room: String,
     auth: Option<String>,
     shared: Arc<Shared>,
+    directory: Arc<Directory>,
     body: Body,
-) -> Result<Response, Rejection> {
+) -> Result<Response, warp::Rejection> {
+    let call = |_: &crate::cluster::Owner| Call {
+        method: "POST",
+        path: format!("/internal/rooms/{room}/bots"),
+        body: body.bytes.clone(),
+        source: None,
+        authorization: auth.clone(),
+    };
+    if let Err(answer) = place_or_answer(&shared, &directory, &room, call).await {
+        return Ok(answer);
+    }
+    Ok(add_bot_here(room, auth, shared, body).await)
+}
+
+pub async fn add_bot_here(
+    room: String,
+    auth: Option<String>,
+    shared: Arc<Shared>,
+    body: Body,
+) -> Response {
     let Some(token) = bearer(auth) else {
-        return Ok(no_token());
+        return no_token();
     };
     let body: BotBody = match body.parse() {
         Ok(b) => b,
-        Err(refusal) => return Ok(*refusal),
+        Err(refusal) => return *refusal,
     };
     let seat = body.seat;
-    Ok(
-        match ask_room(&shared, &room, |reply| RoomCmd::AddBot {
-            token,
-            seat,
-            reply,
-        })
-        .await
-        {
-            Ok(seat) => answer(StatusCode::CREATED, &json!({"seat": seat, "bot": true})),
-            Err(r) => bot_refusal(r),
-        },
-    )
+    match ask_room(&shared, &room, |reply| RoomCmd::AddBot {
+        token,
+        seat,
+        reply,
+    })
+    .await
+    {
+        Ok(seat) => answer(StatusCode::CREATED, &json!({"seat": seat, "bot": true})),
+        Err(r) => bot_refusal(r),
+    }
 }
 
 /// `DELETE /api/rooms/{code}/bots/{seat}`: the host takes a bot out.
@@ -360,41 +349,78 @@ pub async fn remove_bot(
     seat: u8,
     auth: Option<String>,
     shared: Arc<Shared>,
-) -> Result<Response, Rejection> {
-    let Some(token) = bearer(auth) else {
-        return Ok(no_token());
+    directory: Arc<Directory>,
+) -> Result<Response, warp::Rejection> {
+    let call = |_: &crate::cluster::Owner| Call {
+        method: "DELETE",
+        path: format!("/internal/rooms/{room}/bots/{seat}"),
+        body: bytes::Bytes::new(),
+        source: None,
+        authorization: auth.clone(),
     };
-    Ok(
-        match ask_room(&shared, &room, |reply| RoomCmd::RemoveBot {
-            token,
-            seat,
-            reply,
-        })
-        .await
-        {
-            Ok(()) => answer(StatusCode::OK, &json!({"seat": seat, "removed": true})),
-            Err(r) => bot_refusal(r),
-        },
-    )
+    if let Err(answer) = place_or_answer(&shared, &directory, &room, call).await {
+        return Ok(answer);
+    }
+    Ok(remove_bot_here(room, seat, auth, shared).await)
 }
 
-pub async fn room_status(room: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
+pub async fn remove_bot_here(
+    room: String,
+    seat: u8,
+    auth: Option<String>,
+    shared: Arc<Shared>,
+) -> Response {
+    let Some(token) = bearer(auth) else {
+        return no_token();
+    };
+    match ask_room(&shared, &room, |reply| RoomCmd::RemoveBot {
+        token,
+        seat,
+        reply,
+    })
+    .await
+    {
+        Ok(()) => answer(StatusCode::OK, &json!({"seat": seat, "removed": true})),
+        Err(r) => bot_refusal(r),
+    }
+}
+
+/// `GET /api/rooms/{code}`: here, or the room's node's answer.
+pub async fn room_status(
+    room: String,
+    shared: Arc<Shared>,
+    directory: Arc<Directory>,
+) -> Result<Response, warp::Rejection> {
+    let call = |_: &crate::cluster::Owner| Call {
+        method: "GET",
+        path: format!("/internal/rooms/{room}"),
+        body: bytes::Bytes::new(),
+        source: None,
+        authorization: None,
+    };
+    if let Err(answer) = place_or_answer(&shared, &directory, &room, call).await {
+        return Ok(answer);
+    }
+    Ok(status_here(room, shared, directory).await)
+}
+
+pub async fn status_here(room: String, shared: Arc<Shared>, directory: Arc<Directory>) -> Response {
     let gone = |why: &str| refuse(StatusCode::NOT_FOUND, code::ROOM_GONE, why);
     let Some(handle) = shared.rooms.get(&room) else {
-        return Ok(gone("no such room"));
+        return gone("no such room");
     };
     let (reply, rx) = oneshot::channel();
     if handle.tx.send(RoomCmd::Status { reply }).await.is_err() {
-        return Ok(gone("the room closed"));
+        return gone("the room closed");
     }
-    Ok(match rx.await {
+    match rx.await {
         Ok(status) => {
             let mut body = serde_json::to_value(&status).unwrap_or_default();
-            if let Some(c) = shared.cluster() {
-                body["ws_url"] = json!(c.ws_url(&room));
+            if let Some(url) = directory.ws_url(&room) {
+                body["ws_url"] = json!(url);
             }
             answer(StatusCode::OK, &body)
         }
         Err(_) => gone("the room closed"),
-    })
+    }
 }

@@ -6,6 +6,7 @@ use super::body::Body;
 use super::replay_cache::ReplayCache;
 use super::reply::{answer, recover};
 use super::{assets, info, replays_api, rooms_api, seams};
+use crate::cluster::Directory;
 use crate::shared::Shared;
 use crate::shared::admission::Source;
 
@@ -31,15 +32,11 @@ fn from() -> impl Filter<Extract = (Option<Source>,), Error = Infallible> + Clon
     warp::ext::optional::<Source>()
 }
 
-/// What a node's call to another carries: the cluster's node secret, and the player's
-/// address key (for the new-sessions quota), each as sent.
-fn from_a_node()
--> impl Filter<Extract = (Option<String>, Option<String>), Error = Rejection> + Clone {
-    warp::header::optional::<String>(crate::cluster::SECRET_HEADER).and(warp::header::optional::<
-        String,
-    >(
-        crate::cluster::SOURCE_HEADER,
-    ))
+fn with_directory(
+    directory: &Arc<Directory>,
+) -> impl Filter<Extract = (Arc<Directory>,), Error = Infallible> + Clone + use<> {
+    let directory = directory.clone();
+    warp::any().map(move || directory.clone())
 }
 
 fn body() -> impl Filter<Extract = (Body,), Error = Rejection> + Clone {
@@ -52,62 +49,83 @@ fn body() -> impl Filter<Extract = (Body,), Error = Rejection> + Clone {
         })
 }
 
-/// `/api/rooms…`: create, quick, join, status.
+/// How long a room route may take, its database calls and another node's answer
+/// included: past it the answer is `503 storage_unavailable` (with `Retry-After`), well
+/// before the connection's own window (`UNDERCOOKED_HEADER_TIMEOUT_S`, 10 s) would cut it
+/// off with a `408` that blames the client.
+pub const ROOM_ROUTE_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
+
+async fn budget(
+    route: impl std::future::Future<Output = Result<Response, Rejection>>,
+) -> Result<Response, Rejection> {
+    match tokio::time::timeout(ROOM_ROUTE_BUDGET, route).await {
+        Ok(answer) => answer,
+        Err(_) => Ok(super::reply::refuse_retry(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "storage_unavailable",
+            format!(
+                "the database or the room's node did not answer within {} s; try again in a moment",
+                ROOM_ROUTE_BUDGET.as_secs()
+            ),
+            2,
+        )),
+    }
+}
+
+/// `/api/rooms…`: create, quick, join, status, bots. (`/internal/…` is not here: the
+/// other nodes reach it on the internal listener, `internal`.)
 fn rooms(
     shared: &Arc<Shared>,
+    directory: &Arc<Directory>,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
+    let d = || with_directory(directory);
     let create = warp::path!("api" / "rooms")
         .and(warp::post())
         .and(with(shared))
+        .and(d())
         .and(body())
         .and(from())
-        .and_then(rooms_api::create_room);
+        .and_then(|s, d, b, f| budget(rooms_api::create_room(s, d, b, f)));
     let quick = warp::path!("api" / "rooms" / "quick")
         .and(warp::post())
         .and(with(shared))
+        .and(d())
         .and(body())
         .and(from())
-        .and_then(super::quick_cluster::quick_route);
+        .and_then(|s, d, b, f| budget(super::quick::quick(s, d, b, f)));
     let join = warp::path!("api" / "rooms" / String / "join")
         .and(warp::post())
         .and(with(shared))
+        .and(d())
         .and(body())
         .and(from())
-        .and_then(super::cluster_api::join_room);
+        .and_then(|r, s, d, b, f| budget(rooms_api::join_room(r, s, d, b, f)));
     let solo = warp::path!("api" / "rooms" / "solo")
         .and(warp::post())
         .and(with(shared))
+        .and(d())
         .and(body())
         .and(from())
-        .and_then(rooms_api::solo);
+        .and_then(|s, d, b, f| budget(rooms_api::solo(s, d, b, f)));
     let auth = || warp::header::optional::<String>("authorization");
     let add_bot = warp::path!("api" / "rooms" / String / "bots")
         .and(warp::post())
         .and(auth())
         .and(with(shared))
+        .and(d())
         .and(body())
-        .and_then(super::cluster_api::add_bot);
+        .and_then(|r, a, s, d, b| budget(rooms_api::add_bot(r, a, s, d, b)));
     let remove_bot = warp::path!("api" / "rooms" / String / "bots" / u8)
         .and(warp::delete())
         .and(auth())
         .and(with(shared))
-        .and_then(super::cluster_api::remove_bot);
+        .and(d())
+        .and_then(|r, seat, a, s, d| budget(rooms_api::remove_bot(r, seat, a, s, d)));
     let status = warp::path!("api" / "rooms" / String)
         .and(warp::get())
         .and(with(shared))
-        .and_then(super::cluster_api::room_status);
-    let internal_join = warp::path!("internal" / "rooms" / String / "join")
-        .and(warp::post())
-        .and(from_a_node())
-        .and(with(shared))
-        .and(body())
-        .and_then(super::cluster_api::internal_join);
-    let internal_quick = warp::path!("internal" / "quick")
-        .and(warp::post())
-        .and(from_a_node())
-        .and(with(shared))
-        .and(body())
-        .and_then(super::quick_cluster::internal_quick);
+        .and(d())
+        .and_then(|r, s, d| budget(rooms_api::room_status(r, s, d)));
     create
         .or(quick)
         .unify()
@@ -121,15 +139,12 @@ fn rooms(
         .unify()
         .or(status)
         .unify()
-        .or(internal_join)
-        .unify()
-        .or(internal_quick)
-        .unify()
 }
 
 /// Levels, the session, the census, metrics, health.
 fn info(
     shared: &Arc<Shared>,
+    directory: &Arc<Directory>,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
     let auth = warp::header::optional::<String>("authorization");
     let levels = warp::path!("api" / "levels")
@@ -161,8 +176,9 @@ fn info(
     let health = warp::path!("healthz")
         .and(warp::get())
         .and(with(shared))
-        .map(|s: Arc<Shared>| {
-            let (status, body) = info::health(&s);
+        .and(with_directory(directory))
+        .map(|s: Arc<Shared>, d: Arc<Directory>| {
+            let (status, body) = info::health(&s, &d);
             answer(status, &body)
         });
     levels
@@ -273,9 +289,10 @@ fn client() -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + u
 /// Every route of the server; what matches none is a JSON 404.
 pub fn routes(
     shared: &Arc<Shared>,
+    directory: &Arc<Directory>,
 ) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone + use<> {
-    rooms(shared)
-        .or(info(shared))
+    rooms(shared, directory)
+        .or(info(shared, directory))
         .unify()
         .or(replays(shared))
         .unify()

@@ -142,18 +142,31 @@ pub struct ServerArgs {
     /// Every node of a cluster names the same key (a copy of one file); made when missing.
     #[arg(long, env = "UNDERCOOKED_SESSION_KEY_FILE")]
     pub session_key_file: Option<PathBuf>,
+    /// Quick plays one address may ask for a minute (`429 rate_limited` past them).
+    #[arg(long, env = "UNDERCOOKED_QUICK_PLAYS_PER_MIN", default_value = "60",
+          value_parser = ranged::<u32>("UNDERCOOKED_QUICK_PLAYS_PER_MIN", 1, 100_000))]
+    pub quick_plays_per_min: u32,
     /// In a cluster (a PostgreSQL history): this node's id, stable across restarts;
-    /// default its internal address (`host:port`).
+    /// default its public address as bound (`host:port`).
     #[arg(long, env = "UNDERCOOKED_NODE_ID")]
     pub node_id: Option<String>,
     /// In a cluster: where players reach this node's sockets, `ws://host:port` or
     /// `wss://…`; default `ws://` and the bound address (127.0.0.1 for an unspecified one).
     #[arg(long, env = "UNDERCOOKED_PUBLIC_URL")]
     pub public_url: Option<String>,
-    /// In a cluster: where other nodes reach this node's HTTP, `http://host:port`;
-    /// default `http://` and the bound address.
+    /// In a cluster: where this node listens for the other nodes (the internal routes,
+    /// signed; never served on `--bind`). Keep it on loopback or a private network.
+    #[arg(long, env = "UNDERCOOKED_INTERNAL_BIND", default_value = "127.0.0.1:0", value_parser = address)]
+    pub internal_bind: SocketAddr,
+    /// In a cluster: where other nodes reach this node's internal listener,
+    /// `http://host:port`; default `http://` and the internal listener's bound address.
     #[arg(long, env = "UNDERCOOKED_INTERNAL_URL")]
     pub internal_url: Option<String>,
+    /// In a cluster: the file of node secrets the nodes sign their requests to each other
+    /// with (one 64-hex-digit secret a line; the first signs, every one verifies); default
+    /// `node.secret` beside the session key file. Made when missing.
+    #[arg(long, env = "UNDERCOOKED_NODE_SECRET_FILE")]
+    pub node_secret_file: Option<PathBuf>,
     /// In a cluster: seconds a SIGTERM waits for the node's rounds to end while it takes
     /// no new rooms (draining), before the usual shutdown aborts what still plays.
     #[arg(long, env = "UNDERCOOKED_DRAIN_GRACE_S", default_value = "60",
@@ -218,12 +231,15 @@ pub struct ServerConfig {
     pub connections: ConnectionLimits,
     pub session_ttl_s: u64,
     pub new_sessions_per_min: u32,
+    pub quick_plays_per_min: u32,
     /// Where the session key is (`UNDERCOOKED_SESSION_KEY_FILE`); `None`: in the data dir.
     pub session_key_file: Option<PathBuf>,
     /// The cluster's settings (`None`: default from the bound address).
     pub node_id: Option<String>,
     pub public_url: Option<String>,
+    pub internal_bind: SocketAddr,
     pub internal_url: Option<String>,
+    pub node_secret_file: Option<PathBuf>,
     pub drain_grace_s: u64,
 }
 
@@ -263,7 +279,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             && !u.starts_with("http://")
         {
             return Err(ConfigError(format!(
-                "UNDERCOOKED_INTERNAL_URL={u:?} must start with http:// (where other nodes forward joins)"
+                "UNDERCOOKED_INTERNAL_URL={u:?} must start with http:// (where other nodes reach this node's internal listener)"
             )));
         }
         let connections = ConnectionLimits {
@@ -304,10 +320,13 @@ impl TryFrom<ServerArgs> for ServerConfig {
             connections,
             session_ttl_s: a.session_ttl_s,
             new_sessions_per_min: a.new_sessions_per_min,
+            quick_plays_per_min: a.quick_plays_per_min,
             session_key_file: a.session_key_file,
             node_id: a.node_id,
             public_url: a.public_url,
+            internal_bind: a.internal_bind,
             internal_url: a.internal_url,
+            node_secret_file: a.node_secret_file,
             drain_grace_s: a.drain_grace_s,
         })
     }
@@ -370,10 +389,13 @@ impl Default for ServerConfig {
             },
             session_ttl_s: 86_400,
             new_sessions_per_min: 30,
+            quick_plays_per_min: 60,
             session_key_file: None,
             node_id: None,
             public_url: None,
+            internal_bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             internal_url: None,
+            node_secret_file: None,
             drain_grace_s: 60,
         }
     }

@@ -1,18 +1,20 @@
 //! What the rooms and the server share, below both: the settings (`config`), the levels,
 //! the sessions (`sessions`, with their key, `session_key`, and the new-session quota per
-//! address, `newcomers`), the room registry and the room's commands (`registry`), the
-//! census of counters (`census`), admission (`admission`: the connection caps, their permits and the reserve),
-//! OS randomness (`random`), the room threads, and the history's write chain.
+//! address), the room registry and the room's commands (`registry`), the census of counters
+//! (`census`), admission (`admission`: the connection caps, their permits and the
+//! reserve), the per-address quotas a minute (`quota`: new sessions, quick plays), OS
+//! randomness (`random`), the room threads, and the history (SQLite or PostgreSQL) with its
+//! write chain.
 //!
 //! One `Shared` is made when the server starts and handed (as an `Arc`) to every room and
-//! every connection. The room imports this module and never the server; the server
-//! imports both. The connection itself is `crate::net`, below all three.
+//! every connection. The room imports this module and never the server; the server and the
+//! cluster (`crate::cluster`) import it, and it imports neither. The connection itself is
+//! `crate::net`, below all three.
 
 pub mod admission;
 pub mod census;
-pub mod cluster_upkeep;
 pub mod config;
-pub mod newcomers;
+pub mod quota;
 pub mod random;
 pub mod registry;
 pub mod session_key;
@@ -48,15 +50,13 @@ pub struct Shared {
     pub rescue: Rescue,
     /// The connection permits (caps and reserve), taken by every accepted connection.
     pub admission: Arc<Admission>,
-    /// The history (SQLite) and its write chain, once attached.
+    /// The quick plays each address may ask for a minute.
+    pub quick_plays: quota::Quota,
+    /// The history (SQLite or PostgreSQL) and its write chain, once attached.
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
     /// On PostgreSQL: finished rounds' replay files on their way into the database.
     uploads: OnceLock<Uploads>,
-    /// This node in its cluster (a PostgreSQL history only), once joined.
-    cluster: OnceLock<Arc<crate::cluster::Cluster>>,
-    /// The node secret, derived from the session key when the history is attached.
-    node_secret: OnceLock<String>,
     next_conn: AtomicU64,
 }
 
@@ -69,6 +69,7 @@ impl Shared {
         Arc::new(Shared {
             admission: Admission::new(config.connections.clone()),
             sessions: Sessions::new(config.new_sessions_per_min),
+            quick_plays: quota::Quota::new(config.quick_plays_per_min),
             config,
             levels,
             rooms: Registry::default(),
@@ -78,8 +79,6 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             uploads: OnceLock::new(),
-            cluster: OnceLock::new(),
-            node_secret: OnceLock::new(),
             next_conn: AtomicU64::new(1),
         })
     }
@@ -101,7 +100,6 @@ impl Shared {
             error: e.to_string(),
         })?;
         crate::store::sessions::check_key(&store, &key.fingerprint(), &key_file).await?;
-        let _ = self.node_secret.set(key.node_secret());
         let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;
         if rekeyed > 0 {
             tracing::info!(
@@ -151,51 +149,6 @@ impl Shared {
     /// The database, when the history is attached.
     pub fn store(&self) -> Option<&Store> {
         self.store.get()
-    }
-
-    /// This node's cluster, when its history is PostgreSQL and it has joined.
-    pub fn cluster(&self) -> Option<&Arc<crate::cluster::Cluster>> {
-        self.cluster.get()
-    }
-
-    /// Joins the cluster when the history is PostgreSQL (nothing to do on SQLite), as the
-    /// node serving at `bound`; starts the lease and the directory's upkeep.
-    pub async fn join_cluster(
-        self: &Arc<Self>,
-        bound: std::net::SocketAddr,
-    ) -> Result<(), StoreError> {
-        let (Some(store), Some(secret)) = (self.store.get(), self.node_secret.get()) else {
-            return Ok(());
-        };
-        let crate::store::Pool::Postgres(pool) = &store.pool else {
-            return Ok(());
-        };
-        let host = if bound.ip().is_unspecified() {
-            std::net::SocketAddr::from(([127, 0, 0, 1], bound.port()))
-        } else {
-            bound
-        };
-        let c = &self.config;
-        let at = crate::cluster::Addresses {
-            node_id: c.node_id.clone().unwrap_or_else(|| host.to_string()),
-            public_ws: c
-                .public_url
-                .clone()
-                .unwrap_or_else(|| format!("ws://{host}"))
-                .trim_end_matches('/')
-                .to_string(),
-            internal_http: c
-                .internal_url
-                .clone()
-                .unwrap_or_else(|| format!("http://{host}"))
-                .trim_end_matches('/')
-                .to_string(),
-        };
-        let cluster =
-            Arc::new(crate::cluster::Cluster::join(pool.clone(), at, secret.clone()).await?);
-        let _ = self.cluster.set(cluster.clone());
-        tokio::spawn(cluster_upkeep::keep(Arc::downgrade(self), cluster));
-        Ok(())
     }
 
     /// A fresh connection id (ids are never reused, so a late close names only itself).

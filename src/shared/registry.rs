@@ -85,6 +85,10 @@ pub enum RoomCmd {
     QuestCompleted(Completion),
     /// Server shutdown: finish the round as aborted, close every socket 1001.
     Shutdown { reply: oneshot::Sender<()> },
+    /// Another node holds this room now (this node's lease lapsed and the directory gave
+    /// it away): close every socket `4401 room_gone` and stop, recording no result — the
+    /// round is no longer this node's to end.
+    Disown { reply: oneshot::Sender<()> },
 }
 
 /// What the registry knows of a room without asking it.

@@ -16,7 +16,7 @@
 //! names it by one id.
 
 use super::admission::Source;
-use super::newcomers::Newcomers;
+use super::quota::Quota;
 use super::random;
 use super::session_key::SessionKey;
 use crate::store::Store;
@@ -49,7 +49,7 @@ const SEEN_EVERY: Duration = Duration::from_secs(3600);
 pub struct Sessions {
     by_hash: Mutex<HashMap<String, Cached>>,
     /// New sessions started per address a minute.
-    newcomers: Newcomers,
+    newcomers: Quota,
     key: OnceLock<SessionKey>,
     chain: OnceLock<Chain>,
     store: OnceLock<Store>,
@@ -60,7 +60,7 @@ impl Sessions {
     pub fn new(new_per_minute: u32) -> Sessions {
         Sessions {
             by_hash: Mutex::default(),
-            newcomers: Newcomers::new(new_per_minute),
+            newcomers: Quota::new(new_per_minute),
             key: OnceLock::new(),
             chain: OnceLock::new(),
             store: OnceLock::new(),

@@ -12,7 +12,11 @@ mod postgres;
 mod server;
 
 mod browser_join;
+mod faults;
+mod fleet;
 mod history_queries;
+mod holds;
+mod internal;
 mod loadtest;
 mod nodes;
 mod replays;

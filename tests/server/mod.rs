@@ -17,6 +17,8 @@ use undercooked::shared::config::ServerConfig;
 pub struct TestServer {
     pub addr: SocketAddr,
     pub shared: Arc<Shared>,
+    /// Where its rooms are known (alone, or its cluster).
+    pub directory: Arc<undercooked::cluster::Directory>,
     pub data: PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     handle: Option<tokio::task::JoinHandle<()>>,
@@ -95,14 +97,13 @@ async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) 
     let shared = undercooked::server::open(config, levels, &db)
         .await
         .expect("the test server opens its history");
-    shared
-        .join_cluster(addr)
+    let node = undercooked::server::join(shared.clone(), addr)
         .await
         .expect("the test server joins its cluster (on PostgreSQL)");
+    let directory = node.directory.clone();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let s = shared.clone();
     let handle = tokio::spawn(async move {
-        undercooked::server::run(listener, s, async move {
+        undercooked::server::run(listener, node, async move {
             let _ = stopped.await;
         })
         .await
@@ -110,6 +111,7 @@ async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) 
     TestServer {
         addr,
         shared,
+        directory,
         data,
         stop: Some(stop),
         handle: Some(handle),

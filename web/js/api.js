@@ -27,10 +27,12 @@ export const me = {
 };
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter) {
     super((body && body.msg) || `HTTP ${status}`);
     this.status = status;
     this.code = body && body.code;
+    /** Seconds the server asked to wait before trying again (`Retry-After`), if it did. */
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -45,7 +47,7 @@ async function call(method, path, body, auth) {
   } catch {
     data = null;
   }
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) throw new ApiError(res.status, data, Number(res.headers.get('retry-after')) || undefined);
   return data;
 }
 
@@ -59,7 +61,19 @@ function seatBody() {
 /** A room reservation (create, join, quick, solo): remembers the token it gave, and, in
  *  a cluster, the address of the room's own node for its socket (`ws_url`). */
 async function reserve(path) {
-  const r = await call('POST', path, seatBody());
+  let r;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      r = await call('POST', path, seatBody());
+      break;
+    } catch (e) {
+      // A 503 that says when to ask again (quick play busy for a moment, the database
+      // back in a second or two) is asked again, twice, before the player is told.
+      const wait = e instanceof ApiError && e.status === 503 ? e.retryAfter : undefined;
+      if (!wait || wait > 2 || attempt >= 3) throw e;
+      await new Promise((done) => setTimeout(done, wait * 1000));
+    }
+  }
   me.token = r.you.token;
   rememberSocket(r.room_code, r.ws_url);
   return r;

@@ -1,10 +1,10 @@
-//! How many new sessions one address may start a minute.
+//! How many times one address may do a thing a minute: start a new session (a token the
+//! server has not seen, for a seat or a spectator permit; known tokens are never counted,
+//! so a returning player always gets back in), or ask for quick play.
 //!
-//! A session is made the first time the server sees a token (a seat or a spectator permit).
-//! Each address may start `per_minute` of them in a fixed one-minute window; past that,
-//! joins with a token the server does not know are refused `rate_limited` until the window
-//! turns. Known tokens are never counted: a returning player always gets back in. The map
-//! forgets windows that ended, whenever it grows past 4,096 addresses.
+//! Each address may do it `per_minute` times in a fixed one-minute window; past that it is
+//! refused `rate_limited` until the window turns. The map forgets windows that ended,
+//! whenever it grows past 4,096 addresses.
 
 use super::admission::Source;
 use std::collections::HashMap;
@@ -14,20 +14,20 @@ use std::time::{Duration, Instant};
 const WINDOW: Duration = Duration::from_secs(60);
 const FORGET_PAST: usize = 4096;
 
-pub struct Newcomers {
+pub struct Quota {
     per_minute: u32,
     windows: Mutex<HashMap<Source, (Instant, u32)>>,
 }
 
-impl Newcomers {
-    pub fn new(per_minute: u32) -> Newcomers {
-        Newcomers {
+impl Quota {
+    pub fn new(per_minute: u32) -> Quota {
+        Quota {
             per_minute,
             windows: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Whether `source` may start one more session now (counted when it may).
+    /// Whether `source` may do it once more now (counted when it may).
     pub fn admit(&self, source: Source, now: Instant) -> bool {
         let mut w = crate::lock::lock(&self.windows);
         if w.len() > FORGET_PAST {
@@ -56,7 +56,7 @@ mod tests {
 
     #[test]
     fn an_address_starts_its_quota_a_minute_and_others_are_not_touched() {
-        let n = Newcomers::new(3);
+        let n = Quota::new(3);
         let (a, b) = (
             Source::of("10.0.0.1".parse().unwrap()),
             Source::of("10.0.0.2".parse().unwrap()),

@@ -1,0 +1,131 @@
+//! The janitor: the rooms and open rounds of a node that died are closed in the directory
+//! and the history, so the replays list and `rounds` say what happened.
+//!
+//! It acts only on what it is sure of. Every node looks every `EVERY_S` for nodes whose
+//! lease has lapsed while the directory still shows rooms of theirs; a node seen lapsed at
+//! one look is acted on only if it is still lapsed at the next (a node that was merely
+//! slow to renew after an outage has renewed by then). A janitor never acts on its own
+//! node, nor while its own lease is not sound, nor for one lease period after its own
+//! database failed or came back (what looks like everyone else's lapse may be the outage).
+//! One janitor acts at a time (an advisory lock; a node that finds it held skips the beat).
+//!
+//! What it does: the open rounds of the lapsed node's rooms are recorded `aborted` (only
+//! while they have no result, so once), with a verdict row naming the node and its epoch
+//! (`round_verdicts`: `reindex --from-db` reads it, and a node that comes back un-aborts
+//! them), and the rooms are marked `lost` (their codes wait an hour).
+
+use super::lease::JANITOR_LOCK;
+use super::node::Cluster;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// How often a node looks for lapsed nodes.
+pub const EVERY_S: u64 = 5;
+
+/// The lapsed nodes this node has seen, by (id, epoch), with when it first saw each.
+#[derive(Default)]
+pub struct Janitor {
+    seen: BTreeMap<(String, i64), Instant>,
+}
+
+/// What one look did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub rounds_aborted: u64,
+    pub rooms_lost: u64,
+}
+
+impl Janitor {
+    /// One look: notes the lapsed nodes, and closes the rooms of those it saw lapsed at its
+    /// previous look too.
+    pub async fn sweep(&mut self, cluster: &Cluster) -> sqlx::Result<Swept> {
+        if cluster.lease.janitor_holds_off() {
+            // What it saw before the trouble is no evidence now.
+            self.seen.clear();
+            return Ok(Swept::default());
+        }
+        let lapsed: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT DISTINCT r.node_id, r.epoch FROM rooms_live r
+             WHERE r.state <> 'lost' AND r.node_id <> $1 AND NOT EXISTS
+               (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.epoch = r.epoch AND n.lease_until > now())",
+        )
+        .bind(&cluster.node_id)
+        .fetch_all(&cluster.upkeep)
+        .await?;
+        let now = Instant::now();
+        let before = std::mem::take(&mut self.seen);
+        let mut confirmed = Vec::new();
+        for node in lapsed {
+            match before.get(&node) {
+                Some(first) => {
+                    confirmed.push(node.clone());
+                    self.seen.insert(node, *first);
+                }
+                None => {
+                    self.seen.insert(node, now);
+                }
+            }
+        }
+        if confirmed.is_empty() {
+            return Ok(Swept::default());
+        }
+        let swept = close(cluster, &confirmed).await?;
+        if swept != Swept::default() {
+            tracing::warn!(
+                nodes = ?confirmed.iter().map(|(id, epoch)| format!("{id}#{epoch}")).collect::<Vec<_>>(),
+                rounds_aborted = swept.rounds_aborted,
+                rooms_lost = swept.rooms_lost,
+                "lost nodes' rooms were closed in the directory and their rounds aborted in the history"
+            );
+        }
+        Ok(swept)
+    }
+}
+
+/// Closes the rooms of `nodes` (each still lapsed at this instant), under the lock.
+async fn close(cluster: &Cluster, nodes: &[(String, i64)]) -> sqlx::Result<Swept> {
+    let mut tx = cluster.upkeep.begin().await?;
+    let (ours,): (bool,) = sqlx::query_as("SELECT pg_try_advisory_xact_lock($1)")
+        .bind(JANITOR_LOCK)
+        .fetch_one(&mut *tx)
+        .await?;
+    if !ours {
+        return Ok(Swept::default());
+    }
+    let ids: Vec<&str> = nodes.iter().map(|(id, _)| id.as_str()).collect();
+    let epochs: Vec<i64> = nodes.iter().map(|(_, e)| *e).collect();
+    // The rooms of those nodes, still lapsed now (one may have renewed since the look).
+    let rooms = "SELECT r.code FROM rooms_live r
+        JOIN UNNEST($1::TEXT[], $2::BIGINT[]) AS gone(id, epoch)
+          ON r.node_id = gone.id AND r.epoch = gone.epoch
+        WHERE r.state <> 'lost' AND NOT EXISTS
+          (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.epoch = r.epoch AND n.lease_until > now())";
+    let rounds_aborted = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "WITH aborted AS (
+           UPDATE rounds SET result = 'aborted', ended_at = EXTRACT(EPOCH FROM now())::BIGINT
+           WHERE result IS NULL AND room_code IN ({rooms})
+           RETURNING round_key, room_code)
+         INSERT INTO round_verdicts (round_key, result, node_id, epoch)
+         SELECT a.round_key, 'aborted', l.node_id, l.epoch FROM aborted a
+         JOIN rooms_live l ON l.code = a.room_code
+         ON CONFLICT (round_key) DO NOTHING"
+    )))
+    .bind(&ids)
+    .bind(&epochs)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let rooms_lost = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE rooms_live SET state = 'lost', open_seats = 0, updated = now() WHERE code IN ({rooms})"
+    )))
+    .bind(&ids)
+    .bind(&epochs)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    tx.commit().await?;
+    Ok(Swept {
+        rounds_aborted,
+        rooms_lost,
+    })
+}

@@ -1,0 +1,185 @@
+//! The node secret: what signs the requests nodes send each other (`signing`), in a file of
+//! its own, `UNDERCOOKED_NODE_SECRET_FILE` (default: `node.secret` beside the session key
+//! file, which the nodes of a cluster share already). One secret a line, each 64 hex
+//! digits: the first signs, every one verifies. So it rotates with no restart and no
+//! player logged out: add the new secret as a second line on every node, then make it the
+//! first, then drop the old one (each node reads the file again when it changes, within a
+//! second). It is made, owner-only, when missing.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// The file's default name, beside the session key file.
+pub const FILE: &str = "node.secret";
+
+/// The secrets of a node secret file, the signing one first.
+#[derive(Clone, Debug)]
+pub struct NodeSecrets(Vec<[u8; 32]>);
+
+impl NodeSecrets {
+    /// The secrets in a file's text, or why it is not a node secret file.
+    pub fn parse(text: &str) -> Result<NodeSecrets, String> {
+        let mut secrets = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let secret = unhex32(line).ok_or_else(|| {
+                format!(
+                    "line {} is not a secret: each line must hold 64 hex digits (32 bytes)",
+                    i + 1
+                )
+            })?;
+            secrets.push(secret);
+        }
+        if secrets.is_empty() {
+            return Err(
+                "it holds no secret: it must hold one or more lines of 64 hex digits".into(),
+            );
+        }
+        Ok(NodeSecrets(secrets))
+    }
+
+    /// The secret that signs.
+    pub fn signing(&self) -> &[u8; 32] {
+        &self.0[0]
+    }
+
+    /// Every secret that verifies.
+    pub fn all(&self) -> impl Iterator<Item = &[u8; 32]> {
+        self.0.iter()
+    }
+
+    /// How many secrets the file lists.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// The node secret file, read again when it changes.
+#[derive(Clone)]
+pub struct SecretFile {
+    path: PathBuf,
+    current: Arc<Mutex<(Arc<NodeSecrets>, Option<SystemTime>)>>,
+}
+
+impl SecretFile {
+    /// Reads `path`, making it (one fresh secret, owner-only) when it is missing.
+    pub fn open(path: &Path) -> Result<SecretFile, String> {
+        let text = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let mut k = [0u8; 32];
+                crate::shared::random::fill(&mut k);
+                let text = format!("{}\n", crate::shared::random::to_hex(&k));
+                create(path, &text)
+                    .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            }
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        let secrets = read(path, &text)?;
+        Ok(SecretFile {
+            path: path.to_path_buf(),
+            current: Arc::new(Mutex::new((Arc::new(secrets), modified(path)))),
+        })
+    }
+
+    /// The secrets now.
+    pub fn secrets(&self) -> Arc<NodeSecrets> {
+        crate::lock::lock(&self.current).0.clone()
+    }
+
+    /// Reads the file again if it changed since it was last read. A file that no longer
+    /// reads as node secrets is named in the log and the secrets in use are kept.
+    pub fn reload(&self) {
+        let now = modified(&self.path);
+        if now == crate::lock::lock(&self.current).1 {
+            return;
+        }
+        match std::fs::read(&self.path)
+            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))
+            .and_then(|text| read(&self.path, &text))
+        {
+            Ok(secrets) => {
+                tracing::info!(file = %self.path.display(), secrets = secrets.count(), "the node secret file changed: its secrets are in use");
+                *crate::lock::lock(&self.current) = (Arc::new(secrets), now);
+            }
+            Err(why) => {
+                tracing::error!(file = %self.path.display(), why = %why, "the node secret file changed but cannot be used; the secrets read before stay in use");
+                crate::lock::lock(&self.current).1 = now;
+            }
+        }
+    }
+}
+
+/// The secrets in `path`'s bytes, or why it is not a node secret file (named).
+fn read(path: &Path, bytes: &[u8]) -> Result<NodeSecrets, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        format!(
+            "{} is not a node secret file: it is not text (it must hold lines of 64 hex digits)",
+            path.display()
+        )
+    })?;
+    NodeSecrets::parse(text)
+        .map_err(|why| format!("{} is not a node secret file: {why}", path.display()))
+}
+
+/// Writes a new file, owner-only, whole or not at all, never over one already there.
+fn create(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let partial = dir.join(format!("{FILE}.{}.partial", std::process::id()));
+    let mut f = std::fs::File::create(&partial)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(text.as_bytes())?;
+    f.sync_all()?;
+    let linked = std::fs::hard_link(&partial, path);
+    let _ = std::fs::remove_file(&partial);
+    match linked {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+fn unhex32(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 || !text.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&text[i * 2..i * 2 + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_lists_secrets_one_a_line_and_names_a_bad_line() {
+        let a = "a".repeat(64);
+        let s = NodeSecrets::parse(&format!(
+            "# rotated in December\n{a}\n\n{}\n",
+            "b".repeat(64)
+        ))
+        .expect("two secrets");
+        assert_eq!(s.count(), 2);
+        assert_eq!(s.signing(), &[0xaa; 32]);
+        let e = NodeSecrets::parse(&format!("{a}\nnot hex\n")).expect_err("a bad line");
+        assert!(e.contains("line 2") && e.contains("64 hex digits"), "{e}");
+        assert!(NodeSecrets::parse("\n# only a comment\n").is_err());
+    }
+}
