@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         return Ok(2);
     }
     rt.block_on(async move {
-        let location = args.db.location();
+        let location = args.db.location()?;
         let store = undercooked::store::Store::open_read_only(&location).await?;
         let undercooked::store::Pool::Sqlite(pool) = &store.pool else {
             return run_postgres(&store, &args).await;
