@@ -545,3 +545,6 @@ mod sql_limits;
 
 #[path = "cli/db_urls.rs"]
 mod db_urls;
+
+#[path = "cli/key_files.rs"]
+mod key_files;

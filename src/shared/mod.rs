@@ -12,6 +12,7 @@ pub mod admission;
 pub mod census;
 pub mod cluster_upkeep;
 pub mod config;
+pub mod key_file;
 pub mod newcomers;
 pub mod random;
 pub mod registry;
@@ -96,10 +97,8 @@ impl Shared {
             .session_key_file
             .clone()
             .unwrap_or_else(|| self.config.data_dir.join(session_key::FILE));
-        let key = SessionKey::load_or_create_file(&key_file).map_err(|e| StoreError::Open {
-            db: key_file.display().to_string(),
-            error: e.to_string(),
-        })?;
+        let key = SessionKey::load_or_create_file(&key_file)
+            .map_err(|e| StoreError::KeyFile(Box::new(e)))?;
         crate::store::sessions::check_key(&store, &key.fingerprint(), &key_file).await?;
         let _ = self.node_secret.set(key.node_secret());
         let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;

@@ -63,6 +63,11 @@ pub enum StoreError {
     /// A location that names no database undercooked reads (a typo of a PostgreSQL URL).
     #[error(transparent)]
     Location(#[from] LocationError),
+    /// A secret file the history is opened with (the session key) cannot be used. It is
+    /// `crate::shared::key_file::KeyFileError`, boxed because the store sits below
+    /// `shared`; printed as it is, naming the file (not "cannot open the database").
+    #[error(transparent)]
+    KeyFile(Box<dyn std::error::Error + Send + Sync>),
 }
 
 fn options(location: &str) -> Result<SqliteConnectOptions, StoreError> {
