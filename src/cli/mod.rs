@@ -12,6 +12,8 @@ mod serve;
 mod simulate;
 mod sql;
 mod sql_guard;
+mod sql_lex;
+mod sql_pg;
 mod sql_print;
 mod verify;
 
