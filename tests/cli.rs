@@ -542,3 +542,9 @@ fn replay_refuses_frames_with_json() {
 
 #[path = "cli/sql_limits.rs"]
 mod sql_limits;
+
+#[path = "cli/db_urls.rs"]
+mod db_urls;
+
+#[path = "cli/key_files.rs"]
+mod key_files;

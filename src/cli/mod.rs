@@ -12,6 +12,8 @@ mod serve;
 mod simulate;
 mod sql;
 mod sql_guard;
+mod sql_lex;
+mod sql_pg;
 mod sql_print;
 mod verify;
 
@@ -74,7 +76,9 @@ pub struct DbArgs {
 }
 
 impl DbArgs {
-    pub fn location(&self) -> String {
+    /// The location, or why `--db` names no database undercooked reads (a typo of a
+    /// PostgreSQL URL is refused, never read as a SQLite file name).
+    pub fn location(&self) -> Result<String, undercooked::store::LocationError> {
         undercooked::store::db_location(self.db.as_deref(), &self.data_dir)
     }
 }

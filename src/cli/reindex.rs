@@ -26,11 +26,11 @@ enum Source {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let location = args.db.location();
+    let location = args.db.location()?;
     let source = match &args.from_db {
         Some(url) => {
             let url = url.clone().unwrap_or_else(|| location.clone());
-            if !undercooked::store::is_postgres(&url) {
+            if undercooked::store::dialect_of(&url)? != undercooked::store::db::Dialect::Postgres {
                 anyhow::bail!(
                     "--from-db reads the replays a PostgreSQL database stores, and {} is not one (postgres://…); on SQLite the replays are the files in the data folder: reindex that folder",
                     undercooked::store::printable(&url)

@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         // Signal handlers first: a SIGTERM that arrives while the database opens still
         // shuts down cleanly instead of killing the process.
         let stop = shutdown_signal()?;
-        let db = undercooked::store::db_location(args.db.as_deref(), &config.data_dir);
+        let db = undercooked::store::db_location(args.db.as_deref(), &config.data_dir)?;
         let listener = listen(config.bind).with_context(|| format!("binding {}", config.bind))?;
         let addr = listener.local_addr()?;
         let data_dir = config.data_dir.clone();

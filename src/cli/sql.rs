@@ -1,8 +1,8 @@
 //! `undercooked sql "SELECT …"`: a read-only query over the history, printed as an aligned
-//! table, JSON lines or CSV. The statement is checked first (`sql_guard`), and the database
-//! is opened read-only: SQLite with `query_only` on; PostgreSQL in a `READ ONLY`
-//! transaction (which PostgreSQL enforces: a `DELETE` or a data-modifying CTE fails) with
-//! a `statement_timeout` of `--timeout-s`, rolled back at the end.
+//! table, JSON lines or CSV. The statement is checked first (`sql_guard`, reading it as the
+//! `--db` location's engine does), and the database is opened read-only: SQLite with
+//! `query_only` on, here; PostgreSQL as a role that cannot touch the server's files, in a
+//! `READ ONLY` transaction with its timeouts (`sql_pg`).
 //!
 //! Rows stream from SQLite to the output as they come (`sql_print`), so a result of any size
 //! takes the same memory. SQLite has no statement timeout of its own, so one is added: a
@@ -11,10 +11,9 @@
 //! than running on unread), and a timer a second later catches a step that never returns.
 
 use super::DbArgs;
-use super::sql_print::{Printer, cell, pg_cell};
+use super::sql_print::{Output, cell};
 use anyhow::Context;
 use futures_util::TryStreamExt;
-use sqlx::{Column, Row};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -29,26 +28,28 @@ const MAX_TIMEOUT_S: u64 = 3600;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The query (the database is opened read-only: writes are refused).
-    query: String,
+    pub(super) query: String,
     /// One JSON object per row.
     #[arg(long, conflicts_with = "csv")]
-    json: bool,
+    pub(super) json: bool,
     /// CSV with a header row.
     #[arg(long)]
-    csv: bool,
+    pub(super) csv: bool,
     /// Seconds the query may run, printing included; past them it is stopped (exit 2).
     #[arg(long, env = "UNDERCOOKED_SQL_TIMEOUT_S", default_value = "10",
           value_parser = undercooked::shared::config::ranged::<u64>("UNDERCOOKED_SQL_TIMEOUT_S", 1, MAX_TIMEOUT_S))]
-    timeout_s: u64,
+    pub(super) timeout_s: u64,
     #[command(flatten)]
     db: DbArgs,
 }
 
 /// How the query ended, when it did not end well.
-enum Stop {
-    /// Past `--timeout-s`, after this many rows.
-    Timeout(u64),
-    /// SQLite's own error.
+pub(super) enum Stop {
+    /// Past `--timeout-s`.
+    Timeout,
+    /// PostgreSQL: a lock the query needed was held past `sql_pg::LOCK_WAIT_S`.
+    Locked,
+    /// The engine's own error.
     Failed(sqlx::Error),
 }
 
@@ -57,15 +58,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the runtime")?;
-    if let Err(why) = super::sql_guard::check(&args.query) {
+    let location = args.db.location()?;
+    let dialect = undercooked::store::dialect_of(&location)?;
+    if let Err(why) = super::sql_guard::check(&args.query, dialect) {
         eprintln!("undercooked: refused: {why}");
         return Ok(2);
     }
     rt.block_on(async move {
-        let location = args.db.location();
         let store = undercooked::store::Store::open_read_only(&location).await?;
         let undercooked::store::Pool::Sqlite(pool) = &store.pool else {
-            return run_postgres(&store, &args).await;
+            return super::sql_pg::run(&store, &args).await;
         };
         let mut conn = pool.acquire().await.context("opening the database")?;
         let limit = Duration::from_secs(args.timeout_s);
@@ -82,68 +84,61 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 }
                 go_on
             });
-        let mut printer = Printer::new(args.json, args.csv);
-        let mut columns: Vec<String> = Vec::new();
-        let mut count: u64 = 0;
+        let mut out = Output::new(args.json, args.csv);
         let stopped = {
             let mut rows = sqlx::query(sqlx::AssertSqlSafe(args.query.clone())).fetch(&mut *conn);
             let grace = tokio::time::Instant::from_std(deadline + Duration::from_secs(1));
             loop {
                 let next = match tokio::time::timeout_at(grace, rows.try_next()).await {
-                    Err(_) => break Some(Stop::Timeout(count)),
+                    Err(_) => break Some(Stop::Timeout),
                     Ok(Err(_)) if interrupted.load(Ordering::Relaxed) => {
-                        break Some(Stop::Timeout(count));
+                        break Some(Stop::Timeout);
                     }
                     Ok(Err(e)) => break Some(Stop::Failed(e)),
                     Ok(Ok(None)) => break None,
                     Ok(Ok(Some(row))) => row,
                 };
-                if count == 0 {
-                    columns = next
-                        .columns()
-                        .iter()
-                        .map(|c| c.name().to_string())
-                        .collect();
-                    printer.header(&columns)?;
-                }
-                let values: Vec<serde_json::Value> =
-                    (0..columns.len()).map(|i| cell(&next, i)).collect();
-                printer.row(&columns, &values)?;
-                count += 1;
+                out.row(&next, cell)?;
                 // Printing counts against the limit too: a reader that keeps the pipe
                 // full must not hold the database open for ever.
                 if Instant::now() >= deadline {
-                    break Some(Stop::Timeout(count));
+                    break Some(Stop::Timeout);
                 }
             }
         };
-        ended(printer, &columns, count, stopped, args.timeout_s, &location)
+        ended(out, stopped, args.timeout_s, &location)
     })
 }
 
 /// Ends the output as the query ended (both engines): the rows printed stay whole (a table
 /// keeps its count line; a query stopped before its first row prints nothing but the
 /// refusal), and a stop is said in a sentence; the exit code.
-fn ended(
-    printer: Printer,
-    columns: &[String],
-    count: u64,
+pub(super) fn ended(
+    out: Output,
     stopped: Option<Stop>,
     timeout_s: u64,
     location: &str,
 ) -> anyhow::Result<u8> {
     match stopped {
         None => {
-            printer.finish(columns, count)?;
+            out.finish()?;
             Ok(0)
         }
-        Some(Stop::Timeout(rows)) => {
+        Some(Stop::Timeout) => {
+            let rows = out.count;
             if rows > 0 {
-                printer.finish(columns, rows)?;
+                out.finish()?;
             }
             eprintln!(
                 "undercooked: stopped: the query ran past its {timeout_s}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
                 if rows == 1 { "" } else { "s" }
+            );
+            Ok(2)
+        }
+        Some(Stop::Locked) => {
+            eprintln!(
+                "undercooked: stopped: the query waited more than {} s for a lock another session holds (a migration's, say); try again",
+                super::sql_pg::LOCK_WAIT_S
             );
             Ok(2)
         }
@@ -163,61 +158,4 @@ fn failed(location: &str, e: &sqlx::Error) -> u8 {
         eprintln!("undercooked: the query failed: {msg}");
     }
     2
-}
-
-/// The query on PostgreSQL: in a read-only transaction with the statement timeout set
-/// inside it, rows streamed to the printer as they come, rolled back at the end.
-async fn run_postgres(store: &undercooked::store::Store, args: &Args) -> anyhow::Result<u8> {
-    let undercooked::store::Pool::Postgres(pool) = &store.pool else {
-        return Ok(2);
-    };
-    let mut tx = pool.begin().await.context("opening the database")?;
-    let setup = [
-        "SET TRANSACTION READ ONLY".to_string(),
-        format!("SET LOCAL statement_timeout = '{}s'", args.timeout_s),
-    ];
-    for statement in setup {
-        sqlx::query(sqlx::AssertSqlSafe(statement))
-            .execute(&mut *tx)
-            .await
-            .context("opening the database")?;
-    }
-    let mut printer = Printer::new(args.json, args.csv);
-    let mut columns: Vec<String> = Vec::new();
-    let mut count: u64 = 0;
-    let stopped = {
-        let mut rows = sqlx::query(sqlx::AssertSqlSafe(args.query.clone())).fetch(&mut *tx);
-        loop {
-            let next = match rows.try_next().await {
-                // 57014: canceled by the statement timeout.
-                Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("57014") => {
-                    break Some(Stop::Timeout(count));
-                }
-                Err(e) => break Some(Stop::Failed(e)),
-                Ok(None) => break None,
-                Ok(Some(row)) => row,
-            };
-            if count == 0 {
-                columns = next
-                    .columns()
-                    .iter()
-                    .map(|c| c.name().to_string())
-                    .collect();
-                printer.header(&columns)?;
-            }
-            let values: Vec<serde_json::Value> =
-                (0..columns.len()).map(|i| pg_cell(&next, i)).collect();
-            printer.row(&columns, &values)?;
-            count += 1;
-        }
-    };
-    let _ = tx.rollback().await;
-    ended(
-        printer,
-        &columns,
-        count,
-        stopped,
-        args.timeout_s,
-        &store.location,
-    )
 }

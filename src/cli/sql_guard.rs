@@ -4,8 +4,16 @@
 //! itself is checked, because a read-only connection still lets some statements write files
 //! (`VACUUM INTO` writes a full copy of the database anywhere, `ATTACH` creates one, a
 //! `PRAGMA` can switch the journal): one statement (a trailing `;` is fine), starting with
-//! `SELECT`, `WITH`, `VALUES` or `EXPLAIN`, or a `PRAGMA` from a list of ones that only
-//! report. Comments and quoted text are skipped, so neither hides nor fakes a keyword.
+//! `SELECT`, `WITH`, `VALUES` or `EXPLAIN`, or (SQLite) a `PRAGMA` from a list of ones that
+//! only report. Comments and quoted text are skipped as the engine itself reads them
+//! (`sql_lex`: PostgreSQL's nest), so neither hides nor fakes a keyword.
+//!
+//! On PostgreSQL this is the second line, not the first: the role `sql` connects as must
+//! be one that cannot write files or run programs (`sql_pg` refuses any other), because a
+//! list of names cannot know every way a superuser's statement reaches the server's disk.
+
+use super::sql_lex::code_of;
+use undercooked::store::db::Dialect;
 
 /// PostgreSQL functions that act beyond a read-only transaction: they change settings,
 /// stop other sessions (a node's), take locks a node waits on, or read and write files on
@@ -31,6 +39,10 @@ const ACTING_FUNCTIONS: &[&str] = &[
     "pg_create_",
     "pg_drop_replication_slot",
     "pg_promote",
+    // These run SQL given as text, which no check of this text can see into.
+    "query_to_xml",
+    "ts_stat",
+    "ts_rewrite",
 ];
 
 /// Pragmas that only report, with or without a parenthesised argument (never `=`).
@@ -64,60 +76,9 @@ const READING_BARE_PRAGMAS: &[&str] = &[
     "foreign_keys",
 ];
 
-/// The statement's code with comments removed and quoted text blanked (so `;` and words in
-/// them do not count), or why it cannot be read.
-fn code_of(sql: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '-' if chars.peek() == Some(&'-') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
-                out.push(' ');
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                let mut closed = false;
-                for c in chars.by_ref() {
-                    if last == '*' && c == '/' {
-                        closed = true;
-                        break;
-                    }
-                    last = c;
-                }
-                if !closed {
-                    return Err("a /* comment is not closed".into());
-                }
-                out.push(' ');
-            }
-            '\'' | '"' | '`' | '[' => {
-                let end = if c == '[' { ']' } else { c };
-                let mut closed = false;
-                for c in chars.by_ref() {
-                    if c == end {
-                        closed = true;
-                        break;
-                    }
-                }
-                if !closed {
-                    return Err(format!("a quoted {c}…{end} is not closed"));
-                }
-                out.push_str(" q ");
-            }
-            c => out.push(c),
-        }
-    }
-    Ok(out)
-}
-
 /// `Ok` when the statement may run; otherwise the sentence saying why not.
-pub fn check(sql: &str) -> Result<(), String> {
-    let code = code_of(sql)?;
+pub fn check(sql: &str, dialect: Dialect) -> Result<(), String> {
+    let code = code_of(sql, dialect)?;
     let body = code.trim().trim_end_matches(';').trim_end();
     let lower = sql.to_ascii_lowercase();
     if let Some(f) = ACTING_FUNCTIONS.iter().find(|f| lower.contains(*f)) {
@@ -138,7 +99,7 @@ pub fn check(sql: &str) -> Result<(), String> {
     };
     match first.as_str() {
         "select" | "with" | "values" | "explain" => Ok(()),
-        "pragma" => {
+        "pragma" if dialect == Dialect::Sqlite => {
             let name = words.get(1).map(String::as_str).unwrap_or("");
             // `pragma main.table_info(x)`: the schema name comes first.
             let name = match (name, words.get(2)) {
@@ -163,15 +124,23 @@ pub fn check(sql: &str) -> Result<(), String> {
             }
         }
         other => Err(format!(
-            "{} statements are refused: `sql` only reads (SELECT, WITH, VALUES, EXPLAIN, or a reporting PRAGMA)",
-            other.to_ascii_uppercase()
+            "{} statements are refused: `sql` only reads (SELECT, WITH, VALUES, EXPLAIN{})",
+            other.to_ascii_uppercase(),
+            match dialect {
+                Dialect::Sqlite => ", or a reporting PRAGMA",
+                Dialect::Postgres => "",
+            }
         )),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::Dialect::{Postgres, Sqlite};
+
+    fn check(sql: &str) -> Result<(), String> {
+        super::check(sql, Sqlite)
+    }
 
     #[test]
     fn reads_pass() {
@@ -220,6 +189,41 @@ mod tests {
         ] {
             let got = check(q).expect_err(q);
             assert!(got.contains(says), "{q}: {got}");
+        }
+    }
+
+    #[test]
+    fn postgresql_text_is_read_as_postgresql_reads_it() {
+        // A nested comment hides a SELECT from a reader that does not nest, and the
+        // statement PostgreSQL runs is the COPY.
+        let copy = "/* /* */ SELECT 1 */ COPY (SELECT current_user) TO PROGRAM 'id > /tmp/x'";
+        let got = super::check(copy, Postgres).expect_err(copy);
+        assert!(got.contains("COPY statements are refused"), "{got}");
+        for (q, says) in [
+            (
+                "SELECT $$x$$; COPY t TO '/tmp/t'",
+                "one statement at a time",
+            ),
+            (
+                "SELECT 'a\\'; COPY t TO '/tmp/t' --'",
+                "one statement at a time",
+            ),
+            ("SELECT U&\"pg_read_file\"('/etc/passwd')", "U&"),
+            (
+                "SELECT query_to_xml('SELECT 1', true, true, '')",
+                "query_to_xml… acts beyond",
+            ),
+            ("PRAGMA table_info(rounds)", "PRAGMA statements are refused"),
+        ] {
+            let got = super::check(q, Postgres).expect_err(q);
+            assert!(got.contains(says), "{q}: {got}");
+        }
+        for q in [
+            "SELECT $$it's; here$$ AS s, E'\\'' AS q",
+            "/* a /* b */ c */ SELECT 1",
+            "SELECT a[1] FROM (SELECT ARRAY[1, 2] AS a) x",
+        ] {
+            assert_eq!(super::check(q, Postgres), Ok(()), "{q}");
         }
     }
 }

@@ -87,6 +87,47 @@ fn text(v: &serde_json::Value) -> String {
     }
 }
 
+/// What has been printed of a result, of either engine: its columns (the first row's
+/// names) and how many rows.
+pub struct Output {
+    printer: Printer,
+    columns: Vec<String>,
+    pub count: u64,
+}
+
+impl Output {
+    pub fn new(json: bool, csv: bool) -> Output {
+        Output {
+            printer: Printer::new(json, csv),
+            columns: Vec::new(),
+            count: 0,
+        }
+    }
+
+    /// Prints one row, `cell` reading its values (the first row's names are the header).
+    pub fn row<R: sqlx::Row>(
+        &mut self,
+        row: &R,
+        cell: fn(&R, usize) -> serde_json::Value,
+    ) -> csv::Result<()> {
+        if self.count == 0 {
+            use sqlx::Column;
+            self.columns = row.columns().iter().map(|c| c.name().to_string()).collect();
+            self.printer.header(&self.columns)?;
+        }
+        let values: Vec<serde_json::Value> =
+            (0..self.columns.len()).map(|i| cell(row, i)).collect();
+        self.printer.row(&self.columns, &values)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Ends the output: a table's sample and its row count.
+    pub fn finish(self) -> csv::Result<()> {
+        self.printer.finish(&self.columns, self.count)
+    }
+}
+
 /// The output format, with what it holds between rows.
 pub enum Printer {
     Json,

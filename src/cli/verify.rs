@@ -51,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
 /// Each round key's replay as the database at `url` stores it.
 fn stored(url: &str, keys: &[PathBuf]) -> anyhow::Result<u8> {
-    if !undercooked::store::is_postgres(url) {
+    if undercooked::store::dialect_of(url)? != undercooked::store::db::Dialect::Postgres {
         anyhow::bail!(
             "verify --db reads the replays a PostgreSQL database stores, and {} is not one (postgres://…); on SQLite the replays are files: give their paths",
             printable(url)

@@ -107,7 +107,8 @@ impl Directory {
                 .unwrap_or(std::path::Path::new("."))
                 .join(secret::FILE)
         });
-        let secret = secret::SecretFile::open(&secret_file).map_err(JoinError::SecretFile)?;
+        let secret = secret::SecretFile::open(&secret_file)
+            .map_err(|e| JoinError::SecretFile(e.to_string()))?;
         let loopback = |a: std::net::SocketAddr| {
             if a.ip().is_unspecified() {
                 std::net::SocketAddr::from(([127, 0, 0, 1], a.port()))

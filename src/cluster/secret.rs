@@ -6,12 +6,20 @@
 //! first, then drop the old one (each node reads the file again when it changes, within a
 //! second). It is made, owner-only, when missing.
 
+use crate::shared::key_file::{self, Form, KeyFileError};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// The file's default name, beside the session key file.
 pub const FILE: &str = "node.secret";
+
+/// What a node secret file must hold.
+const FORM: Form<NodeSecrets> = Form {
+    what: "node secret file",
+    must: "it must hold one or more lines of 64 hex digits (the first signs, every one verifies), as `undercooked serve` writes it",
+    parse: |text| NodeSecrets::parse(text).ok(),
+};
 
 /// The secrets of a node secret file, the signing one first.
 #[derive(Clone, Debug)]
@@ -66,21 +74,14 @@ pub struct SecretFile {
 }
 
 impl SecretFile {
-    /// Reads `path`, making it (one fresh secret, owner-only) when it is missing.
-    pub fn open(path: &Path) -> Result<SecretFile, String> {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let mut k = [0u8; 32];
-                crate::shared::random::fill(&mut k);
-                let text = format!("{}\n", crate::shared::random::to_hex(&k));
-                create(path, &text)
-                    .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
-            }
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-        };
-        let secrets = read(path, &text)?;
+    /// Reads `path` (checked as every key file is: `shared::key_file`), making it (one
+    /// fresh secret, owner-only) when it is missing.
+    pub fn open(path: &Path) -> Result<SecretFile, KeyFileError> {
+        let secrets = key_file::read_or_create(path, &FORM, || {
+            let mut k = [0u8; 32];
+            crate::shared::random::fill(&mut k);
+            format!("{}\n", crate::shared::random::to_hex(&k))
+        })?;
         Ok(SecretFile {
             path: path.to_path_buf(),
             current: Arc::new(Mutex::new((Arc::new(secrets), modified(path)))),
@@ -99,10 +100,7 @@ impl SecretFile {
         if now == crate::lock::lock(&self.current).1 {
             return;
         }
-        match std::fs::read(&self.path)
-            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))
-            .and_then(|text| read(&self.path, &text))
-        {
+        match key_file::read(&self.path, &FORM) {
             Ok(secrets) => {
                 tracing::info!(file = %self.path.display(), secrets = secrets.count(), "the node secret file changed: its secrets are in use");
                 *crate::lock::lock(&self.current) = (Arc::new(secrets), now);
@@ -112,40 +110,6 @@ impl SecretFile {
                 crate::lock::lock(&self.current).1 = now;
             }
         }
-    }
-}
-
-/// The secrets in `path`'s bytes, or why it is not a node secret file (named).
-fn read(path: &Path, bytes: &[u8]) -> Result<NodeSecrets, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| {
-        format!(
-            "{} is not a node secret file: it is not text (it must hold lines of 64 hex digits)",
-            path.display()
-        )
-    })?;
-    NodeSecrets::parse(text)
-        .map_err(|why| format!("{} is not a node secret file: {why}", path.display()))
-}
-
-/// Writes a new file, owner-only, whole or not at all, never over one already there.
-fn create(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let partial = dir.join(format!("{FILE}.{}.partial", std::process::id()));
-    let mut f = std::fs::File::create(&partial)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    let linked = std::fs::hard_link(&partial, path);
-    let _ = std::fs::remove_file(&partial);
-    match linked {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        other => other,
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod admission;
 pub mod census;
 pub mod config;
+pub mod key_file;
 pub mod quota;
 pub mod random;
 pub mod registry;
@@ -95,10 +96,8 @@ impl Shared {
             .session_key_file
             .clone()
             .unwrap_or_else(|| self.config.data_dir.join(session_key::FILE));
-        let key = SessionKey::load_or_create_file(&key_file).map_err(|e| StoreError::Open {
-            db: key_file.display().to_string(),
-            error: e.to_string(),
-        })?;
+        let key = SessionKey::load_or_create_file(&key_file)
+            .map_err(|e| StoreError::KeyFile(Box::new(e)))?;
         crate::store::sessions::check_key(&store, &key.fingerprint(), &key_file).await?;
         let rekeyed = crate::store::sessions::rekey(&store, |sha| key.rekey(sha)).await?;
         if rekeyed > 0 {

@@ -5,19 +5,27 @@
 //! SHA-256, so rows written before the key existed (plain SHA-256) are rehashed without
 //! their tokens. The key is 32 random bytes in `<data dir>/session.key` (or the file
 //! `UNDERCOOKED_SESSION_KEY_FILE` names: the nodes of a cluster share one), made at the
-//! first start (owner-only, written whole or not at all, and never over a key another
-//! process made first); a server without a data dir (a test, a headless run) uses a key for
-//! its own lifetime. Losing the file logs every player out of their progress:
+//! first start and read through `key_file` (owner-only, written whole or not at all, never
+//! over a key another process made first; a file others could write is refused); a server
+//! without a data dir (a test, a headless run) uses a key for its own lifetime. Losing the file logs every player out of their progress:
 //! `docs/SECURITY.md` says to back it up with the database. A shared database keeps the
 //! key's `fingerprint`, so a node started with another key is refused.
 
+use super::key_file::{self, Form, KeyFileError};
 use super::random::to_hex;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::Path;
 
 pub const FILE: &str = "session.key";
+
+/// What the session key file holds: the key's 32 bytes as 64 hex digits (a line end
+/// after them, or spaces around them, are fine).
+const FORM: Form<SessionKey> = Form {
+    what: "session key file",
+    must: "it must hold 64 hex digits, as `undercooked serve` writes it",
+    parse: |text| parse(text.trim()),
+};
 
 pub struct SessionKey([u8; 32]);
 
@@ -30,55 +38,18 @@ impl SessionKey {
     }
 
     /// The key in `dir`, made there when there is none yet.
-    pub fn load_or_create(dir: &Path) -> std::io::Result<SessionKey> {
+    pub fn load_or_create(dir: &Path) -> Result<SessionKey, KeyFileError> {
         SessionKey::load_or_create_file(&dir.join(FILE))
     }
 
-    /// The key in the file `path`, made there when there is none yet.
-    pub fn load_or_create_file(path: &Path) -> std::io::Result<SessionKey> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        match std::fs::read_to_string(path) {
-            Ok(text) => parse(text.trim()).ok_or_else(|| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("{} is not 64 hex digits", path.display()),
-                )
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let key = SessionKey::ephemeral();
-                match write_new(dir, path, &key.hex()) {
-                    Ok(()) => Ok(key),
-                    // Another node made it first: theirs is the key.
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        let text = std::fs::read_to_string(path)?;
-                        parse(text.trim()).ok_or_else(|| {
-                            std::io::Error::new(
-                                std::io::ErrorKind::InvalidData,
-                                format!("{} is not 64 hex digits", path.display()),
-                            )
-                        })
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Err(e) => Err(e),
-        }
+    /// The key in the file `path`, made there when there is none yet (a key another node
+    /// made a moment before is read instead).
+    pub fn load_or_create_file(path: &Path) -> Result<SessionKey, KeyFileError> {
+        key_file::read_or_create(path, &FORM, || SessionKey::ephemeral().hex())
     }
 
     fn hex(&self) -> String {
         to_hex(&self.0)
-    }
-
-    /// A secret derived from the key for `label` (HMAC, hex): the node secret, shared by
-    /// every node that shares the key, and revealing nothing of it.
-    pub fn derive(&self, label: &str) -> String {
-        self.keyed(label.as_bytes())
-    }
-
-    /// The node secret: every node of a cluster shares the key, so every node has it, and
-    /// it authenticates their forwarded requests (`crate::cluster`).
-    pub fn node_secret(&self) -> String {
-        self.derive("undercooked node secret")
     }
 
     /// What identifies the key without revealing it: the first 16 bytes of its HMAC over a
@@ -110,28 +81,6 @@ impl SessionKey {
         mac.update(digest);
         to_hex(&mac.finalize().into_bytes())
     }
-}
-
-/// Written to a temporary file, flushed, made owner-only and linked into place: a crash
-/// leaves no key or the whole key, never half of one, and a key already there (another
-/// node's, made a moment before) is never replaced (`AlreadyExists`).
-fn write_new(dir: &Path, path: &Path, text: &str) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map_or_else(|| FILE.into(), |n| n.to_string_lossy().into_owned());
-    let partial = dir.join(format!("{name}.{}.partial", std::process::id()));
-    let mut f = std::fs::File::create(&partial)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    let linked = std::fs::hard_link(&partial, path);
-    let _ = std::fs::remove_file(&partial);
-    linked
 }
 
 fn unhex(text: &str) -> Option<[u8; 32]> {
@@ -178,9 +127,16 @@ mod tests {
             .collect();
         assert_eq!(a.rekey(&sha), Some(a.hash("tok")));
         assert_eq!(a.rekey("not hex"), None);
-        std::fs::write(dir.join(FILE), "short").unwrap();
-        let e = SessionKey::load_or_create(&dir).err().unwrap();
-        assert!(e.to_string().contains("is not 64 hex digits"), "{e}");
+        // A file of the wrong form is named as the key file, with the form it must have.
+        for text in [&b"short"[..], b"\xff\xfe"] {
+            std::fs::write(dir.join(FILE), text).unwrap();
+            let e = SessionKey::load_or_create(&dir).err().unwrap().to_string();
+            let want = format!(
+                "{} is not a session key file: it must hold 64 hex digits, as `undercooked serve` writes it",
+                dir.join(FILE).display()
+            );
+            assert_eq!(e, want);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

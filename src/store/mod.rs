@@ -8,8 +8,9 @@
 //! chain (`chain`) and `reindex`; `quests` folds events and results into quest progress and
 //! answers a session's standings; `sessions` finds, writes, rehashes and expires sessions; `replays` lists
 //! recorded rounds for the replay viewer; `stored_replays` keeps finished rounds' replay files
-//! in PostgreSQL, so that every node of a cluster serves every replay. Every SQL statement
-//! of the server lives in this module.
+//! in PostgreSQL, so that every node of a cluster serves every replay; `location` reads a
+//! `--db` location (its engine, its PostgreSQL options, its printable form: never the
+//! password). Every SQL statement of the server lives in this module.
 
 pub mod chain;
 pub mod credit;
@@ -17,6 +18,7 @@ pub mod db;
 mod group;
 pub mod history;
 mod jobs;
+pub mod location;
 pub mod outbox;
 pub mod quests;
 pub mod reindex;
@@ -28,13 +30,15 @@ pub mod sessions;
 pub mod stored_replays;
 mod writer;
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
+
+pub use location::{LocationError, db_location, dialect_of, is_postgres, printable};
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 /// PostgreSQL's own migrations: the same tables in its types. sqlx's migrator takes an
@@ -56,24 +60,25 @@ pub enum StoreError {
     Missing { db: String },
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
-}
-
-/// Where the database is: `--db sqlite://…` / `UNDERCOOKED_DB`, else `<data-dir>/undercooked.db`.
-pub fn db_location(db: Option<&str>, data_dir: &Path) -> String {
-    match db {
-        Some(url) => url.to_string(),
-        None => format!("sqlite://{}", data_dir.join("undercooked.db").display()),
-    }
+    /// A location that names no database undercooked reads (a typo of a PostgreSQL URL).
+    #[error(transparent)]
+    Location(#[from] LocationError),
+    /// A secret file the history is opened with (the session key) cannot be used. It is
+    /// `crate::shared::key_file::KeyFileError`, boxed because the store sits below
+    /// `shared`; printed as it is, naming the file (not "cannot open the database").
+    #[error(transparent)]
+    KeyFile(Box<dyn std::error::Error + Send + Sync>),
 }
 
 fn options(location: &str) -> Result<SqliteConnectOptions, StoreError> {
-    let opts = if location.starts_with("sqlite:") {
-        SqliteConnectOptions::from_str(location).map_err(|e| StoreError::Open {
-            db: location.to_string(),
-            error: e.to_string(),
-        })?
-    } else {
-        SqliteConnectOptions::new().filename(PathBuf::from(location))
+    let opts = match location::sqlite_path(location) {
+        Some(path) => SqliteConnectOptions::from_str(&format!("sqlite://{path}")).map_err(|e| {
+            StoreError::Open {
+                db: printable(location),
+                error: e.to_string(),
+            }
+        })?,
+        None => SqliteConnectOptions::new().filename(PathBuf::from(location)),
     };
     Ok(opts.foreign_keys(true).busy_timeout(Duration::from_secs(5)))
 }
@@ -88,7 +93,7 @@ async fn connect(
         .connect_with(opts)
         .await
         .map_err(|e| StoreError::Open {
-            db: location.to_string(),
+            db: printable(location),
             error: e.to_string(),
         })
 }
@@ -151,28 +156,8 @@ pub(crate) use in_tx;
 #[derive(Clone)]
 pub struct Store {
     pub pool: Pool,
+    /// The location as given, password and all: printed only through `printable`.
     pub location: String,
-}
-
-/// Whether `location` names a PostgreSQL database.
-pub fn is_postgres(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
-}
-
-/// The location as it may be printed: a PostgreSQL URL without its password.
-pub fn printable(location: &str) -> String {
-    match url_password_span(location) {
-        Some((from, to)) => format!("{}***{}", &location[..from], &location[to..]),
-        None => location.to_string(),
-    }
-}
-
-/// Where the password of `scheme://user:password@host` is, if it has one.
-fn url_password_span(location: &str) -> Option<(usize, usize)> {
-    let start = location.find("://")? + 3;
-    let at = start + location[start..].find('@')?;
-    let colon = start + location[start..at].find(':')?;
-    Some((colon + 1, at))
 }
 
 /// Applies a migrator, telling a database from a newer build apart.
@@ -203,12 +188,10 @@ impl Store {
     /// file in WAL mode, or a PostgreSQL database (`postgres://…`), which must exist. A
     /// database from a newer build is refused, never altered.
     pub async fn open(location: &str) -> Result<Store, StoreError> {
-        if is_postgres(location) {
+        if dialect_of(location)? == db::Dialect::Postgres {
             return Store::open_postgres(location, 16).await;
         }
-        if let Some(path) = location
-            .strip_prefix("sqlite://")
-            .or_else(|| location.strip_prefix("sqlite:"))
+        if let Some(path) = location::sqlite_path(location)
             && let Some(parent) = Path::new(path.split('?').next().unwrap_or(path)).parent()
             && !parent.as_os_str().is_empty()
         {
@@ -233,7 +216,7 @@ impl Store {
             db: printable(location),
             error: e.to_string(),
         };
-        let opts = PgConnectOptions::from_str(location).map_err(open_error)?;
+        let opts = location::pg_options(location)?;
         let pool = PgPoolOptions::new()
             .max_connections(connections)
             .acquire_timeout(Duration::from_secs(5))
@@ -276,7 +259,7 @@ impl Store {
     /// database that is not there is named, with the commands that make one. PostgreSQL:
     /// every connection's transactions default to read-only, with a statement timeout.
     pub async fn open_read_only(location: &str) -> Result<Store, StoreError> {
-        if is_postgres(location) {
+        if dialect_of(location)? == db::Dialect::Postgres {
             return Store::open_postgres_read_only(location).await;
         }
         let opts = options(location)?
@@ -296,7 +279,7 @@ impl Store {
         let known = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
         if let Some(v) = newest.filter(|v| *v > known) {
             return Err(StoreError::Newer {
-                db: location.to_string(),
+                db: printable(location),
                 version: v,
             });
         }
@@ -314,12 +297,10 @@ impl Store {
         // Set at connection start-up, before any statement of the caller's: a statement
         // cannot be read-only by its text alone (a function may write), so PostgreSQL is
         // asked to refuse every write of these sessions itself.
-        let opts = PgConnectOptions::from_str(location)
-            .map_err(open_error)?
-            .options([
-                ("default_transaction_read_only", "on"),
-                ("statement_timeout", "10s"),
-            ]);
+        let opts = location::pg_options(location)?.options([
+            ("default_transaction_read_only", "on"),
+            ("statement_timeout", "10s"),
+        ]);
         let pool = PgPoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(5))
@@ -354,26 +335,4 @@ pub fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_database_url_is_printed_without_its_password() {
-        assert_eq!(
-            printable("postgres://cook:s3cret@db.example:5432/undercooked"),
-            "postgres://cook:***@db.example:5432/undercooked"
-        );
-        assert_eq!(
-            printable("postgres://cook@127.0.0.1/uc"),
-            "postgres://cook@127.0.0.1/uc"
-        );
-        assert_eq!(
-            printable("sqlite://data/undercooked.db"),
-            "sqlite://data/undercooked.db"
-        );
-        assert!(is_postgres("postgresql://x/y") && !is_postgres("sqlite://x"));
-    }
 }

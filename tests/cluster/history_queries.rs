@@ -149,7 +149,9 @@ async fn every_history_example_answers_on_postgresql_as_on_sqlite() {
         translated >= 5,
         "json_extract, date(…, 'unixepoch'), SUM of a comparison and MAX(a, b) need PostgreSQL versions"
     );
-    // when each example runs on both, through `undercooked sql`,
+    // when each example runs on both, through `undercooked sql` (on PostgreSQL as a role
+    // that can only read: `sql` refuses a superuser),
+    let pg_url = postgres::reader(&pg_url);
     for e in &examples {
         let on_sqlite = rows(&lite_url, &e.sqlite);
         let on_postgres = rows(&pg_url, &e.postgres);

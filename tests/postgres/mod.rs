@@ -402,3 +402,30 @@ fn remove_stale(base: &Path) {
         }
     }
 }
+
+/// Serialises `reader`'s role creation: roles belong to the whole cluster, and two tests
+/// creating one at once would collide.
+static READER: Mutex<()> = Mutex::new(());
+
+/// The URL of the database `url` names (on the shared cluster, as `postgres`), as the role
+/// `undercooked sql` runs as: one that can only read, `undercooked_reader`, made as
+/// docs/HISTORY.md makes it (`LOGIN NOSUPERUSER`, `GRANT pg_read_all_data`) the first time.
+/// `sql` refuses the superuser `postgres`.
+pub fn reader(url: &str) -> String {
+    let _one = READER.lock().unwrap_or_else(|e| e.into_inner());
+    shared().psql(
+        "postgres",
+        "DO $$ BEGIN
+           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'undercooked_reader') THEN
+             CREATE ROLE undercooked_reader LOGIN NOSUPERUSER;
+             GRANT pg_read_all_data TO undercooked_reader;
+           END IF;
+         END $$",
+    );
+    let reader = url.replacen("postgres://postgres@", "postgres://undercooked_reader@", 1);
+    assert_ne!(
+        reader, url,
+        "{url} is a URL of the shared cluster, as postgres"
+    );
+    reader
+}
