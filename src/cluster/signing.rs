@@ -215,7 +215,7 @@ mod tests {
         }
     }
 
-    fn headers(h: &[(&'static str, String); 4]) -> Headers<'_> {
+    fn headers<'a>(h: &'a [(&'static str, String); 4]) -> Headers<'a> {
         Headers {
             node: Some(&h[0].1),
             time: Some(&h[1].1),

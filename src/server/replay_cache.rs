@@ -12,7 +12,6 @@
 use super::replay_decode::Decoded;
 use crate::log::FileError;
 use crate::store::stored_replays;
-use sqlx::postgres::PgPool;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -42,7 +41,7 @@ pub enum Source {
     File(PathBuf),
     /// A replay stored in PostgreSQL, by round key, with its stored size.
     Stored {
-        pool: PgPool,
+        store: crate::store::Store,
         round_key: String,
         size: i64,
     },
@@ -138,9 +137,9 @@ impl ReplayCache {
                 Box::new(move || crate::log::read_file(&path))
             }
             Source::Stored {
-                pool, round_key, ..
+                store, round_key, ..
             } => {
-                let got = match stored_replays::get(pool, round_key).await {
+                let got = match stored_replays::fetch(store, round_key).await {
                     Ok(Some((bytes, _))) => Ok(bytes),
                     Ok(None) => {
                         let why = format!(

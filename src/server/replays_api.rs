@@ -100,14 +100,14 @@ async fn source_of(shared: &Shared, id: &str) -> Result<Source, Response> {
         return Err(refuse(StatusCode::NOT_FOUND, "not_found", why));
     };
     let path = PathBuf::from(path);
-    match (stored_replays::pg(store), stored) {
-        (Some(pool), Some(size)) => Ok(Source::Stored {
-            pool: pool.clone(),
+    match (stored_replays::stores_replays(store), stored) {
+        (true, Some(size)) => Ok(Source::Stored {
+            store: store.clone(),
             round_key: id.to_string(),
             size,
         }),
         // On PostgreSQL the recorded path is on the disk of the node that played the round.
-        (Some(_), None) if !path.exists() => Err(refuse(
+        (true, None) if !path.exists() => Err(refuse(
             StatusCode::GONE,
             "replay_gone",
             "the replay of this round is not in the database yet and its file is not on this node's disk (a round's replay is uploaded when the round ends)",
@@ -221,9 +221,9 @@ pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection
     let path = match source_of(&shared, &id).await {
         Ok(Source::File(p)) => p,
         Ok(Source::Stored {
-            pool, round_key, ..
+            store, round_key, ..
         }) => {
-            return Ok(match stored_replays::get(&pool, &round_key).await {
+            return Ok(match stored_replays::fetch(&store, &round_key).await {
                 Ok(Some((bytes, _))) => download(&id, bytes),
                 Ok(None) => gone(&std::io::Error::other(
                     "its stored copy is no longer in the database",

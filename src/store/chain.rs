@@ -1,4 +1,5 @@
-//! The ordered write chain: every room's tick events go to SQLite through one writer task.
+//! The ordered write chain: every room's tick events go to the history (SQLite or
+//! PostgreSQL) through one writer task.
 //!
 //! A room hands over a batch (one second of its events, and the rest before its round ends)
 //! without ever waiting. With 20 of its batches still pending the next one is dropped, counted and logged: a database that fell

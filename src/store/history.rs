@@ -281,6 +281,37 @@ pub async fn identity_of(
     Ok(row.map(|(identity,)| identity))
 }
 
+/// The janitor's verdict on a round whose node was lost: its result (`aborted`), the node
+/// and epoch whose lease lapsed, and when it was recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub result: String,
+    pub node_id: String,
+    pub epoch: i64,
+    pub ended_at: i64,
+}
+
+/// Records the janitor's verdict on a round that has no result (a rebuild from a database's
+/// stored replays: the cut file cannot say how the round ended). On PostgreSQL the verdict
+/// row is kept too, as the janitor keeps it.
+pub async fn record_verdict(conn: &mut impl Db, round_key: &str, v: &Verdict) -> sqlx::Result<()> {
+    let set = conn
+        .execute(
+            "UPDATE rounds SET result = $1, ended_at = $2 WHERE round_key = $3 AND result IS NULL",
+            &args![v.result.as_str(), v.ended_at, round_key],
+        )
+        .await?;
+    if set == 1 && conn.dialect() == super::db::Dialect::Postgres {
+        conn.execute(
+            "INSERT INTO round_verdicts (round_key, result, node_id, epoch) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (round_key) DO NOTHING",
+            &args![round_key, v.result.as_str(), v.node_id.as_str(), v.epoch],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 /// How far a round that never ended got (a cut file): its ticks and score, while it has
 /// no result or only the janitor's `aborted` (a cut file's round can have no other: one
 /// that ended has its end in the file).

@@ -183,6 +183,15 @@ where
     }
 }
 
+/// Shown without the password, as everything prints a location (`printable`).
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &printable(&self.location))
+            .finish_non_exhaustive()
+    }
+}
+
 impl Store {
     /// Opens (creating on first use) the database and applies the migrations: a SQLite
     /// file in WAL mode, or a PostgreSQL database (`postgres://…`), which must exist. A

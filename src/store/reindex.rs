@@ -135,7 +135,16 @@ pub async fn reindex_stored(
         let indexed = match stored_replays::get(pool, key).await {
             Ok(Some((bytes, uploaded_at))) => {
                 let place = format!("{STORED_PREFIX}{key}");
-                index_bytes(store, &bytes, &place, Some(uploaded_at), &defs, &refuses).await
+                let indexed =
+                    index_bytes(store, &bytes, &place, Some(uploaded_at), &defs, &refuses).await;
+                // A cut file says nothing of how its round ended; the janitor's verdict, kept
+                // beside the replays, does.
+                if let Ok(Indexed::Round { ended: false, .. }) = indexed
+                    && let Some(verdict) = stored_replays::verdict(pool, key).await?
+                {
+                    super::on_conn!(store, conn => history::record_verdict(conn, key, &verdict).await?);
+                }
+                indexed
             }
             Ok(None) => Err("no longer stored in the database".to_string()),
             Err(stored_replays::GetError::Sql(e)) => return Err(e.into()),

@@ -119,6 +119,43 @@ pub async fn size_of(pool: &PgPool, round_key: &str) -> sqlx::Result<Option<i64>
         .await
 }
 
+/// The janitor's verdict on round `round_key`, when it recorded one (`round_verdicts`).
+pub async fn verdict(
+    pool: &PgPool,
+    round_key: &str,
+) -> sqlx::Result<Option<super::history::Verdict>> {
+    let row: Option<(String, String, i64, i64)> = sqlx::query_as(
+        "SELECT v.result, v.node_id, v.epoch, COALESCE(r.ended_at, EXTRACT(EPOCH FROM v.at)::BIGINT)
+         FROM round_verdicts v JOIN rounds r ON r.round_key = v.round_key
+         WHERE v.round_key = $1",
+    )
+    .bind(round_key)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(
+        |(result, node_id, epoch, ended_at)| super::history::Verdict {
+            result,
+            node_id,
+            epoch,
+            ended_at,
+        },
+    ))
+}
+
+/// Whether `store` keeps finished rounds' replays itself (PostgreSQL).
+pub fn stores_replays(store: &Store) -> bool {
+    pg(store).is_some()
+}
+
+/// A round's stored replay bytes from `store`, as `get` (none on SQLite, which keeps no
+/// replays in the database).
+pub async fn fetch(store: &Store, round_key: &str) -> Result<Option<(Vec<u8>, i64)>, GetError> {
+    match pg(store) {
+        Some(pool) => get(pool, round_key).await,
+        None => Ok(None),
+    }
+}
+
 /// A round's stored replay bytes and when they were uploaded (Unix seconds); `None` when
 /// none is stored. One over `MAX_FILE_BYTES` is refused before its bytes are fetched.
 pub async fn get(pool: &PgPool, round_key: &str) -> Result<Option<(Vec<u8>, i64)>, GetError> {

@@ -396,6 +396,27 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
         out.contains("reindexed 1 of 1 files") && out.contains(": 0 new events,"),
         "{out}"
     );
+    // And a history rebuilt elsewhere from the stored replays keeps the janitor's verdict,
+    // which no file holds: the round is `aborted` there too, with the node that was lost.
+    let fresh = postgres::database();
+    let (status, out, err) =
+        crate::replays::undercooked(&["reindex", "--db", &fresh, "--from-db", &url], &dir);
+    assert_eq!(status, 0, "{out}{err}");
+    let rebuilt = sqlx::PgPool::connect(&fresh).await.expect("connect");
+    let (result, lost): (Option<String>, Option<String>) = sqlx::query_as(
+        "SELECT r.result, v.node_id FROM rounds r LEFT JOIN round_verdicts v USING (round_key)
+         WHERE r.round_key = $1",
+    )
+    .bind(&round)
+    .fetch_one(&rebuilt)
+    .await
+    .expect("the rebuilt round");
+    assert_eq!(
+        result.as_deref(),
+        Some("aborted"),
+        "the rebuilt round's result"
+    );
+    assert_eq!(lost, Some(a.to_string()), "the verdict names the lost node");
     let _ = child.kill();
     let _ = child.wait();
     eprintln!(
