@@ -18,7 +18,6 @@ use tokio::net::TcpStream;
 pub struct Node {
     pub addr: SocketAddr,
     pub child: Child,
-    pub data: PathBuf,
     /// Where its log lines go (`UNDERCOOKED_LOG=info`).
     pub log: PathBuf,
 }
@@ -71,12 +70,7 @@ impl Node {
         }
         let child = cmd.spawn().expect("serve starts");
         server::wait_up(addr).await;
-        Node {
-            addr,
-            child,
-            data,
-            log,
-        }
+        Node { addr, child, log }
     }
 
     /// Sends the node `signal` (`STOP`, `CONT`, `TERM`, `KILL`).

@@ -132,14 +132,13 @@ async fn a_database_from_a_newer_build_is_refused_not_altered() {
         .await
         .unwrap();
     store.close().await;
-    let err = Store::open(&url).await.err().expect("refused");
+    let err = Store::open(&url).await.expect_err("refused");
     assert!(
         err.to_string().contains("newer undercooked") && err.to_string().contains("99"),
         "{err}"
     );
     let err = Store::open_read_only(&url)
         .await
-        .err()
-        .expect("refused read-only too");
+        .expect_err("refused read-only too");
     assert!(err.to_string().contains("newer"), "{err}");
 }

@@ -1,26 +1,21 @@
-//! One client must not stall or sink the server. Given a room playing on the server's only
-//! room thread (`UNDERCOOKED_WORKER_THREADS=1`), when a client in another room on that
-//! thread floods it with every kind of frame it can send, or never reads, then the victim's
-//! snaps keep coming (its largest gap stays under 100 ms), the victim is never closed, and
-//! the server's memory stays bounded.
+//! Floods of every kind of frame, and a client that never reads: given a room playing on
+//! the server's only room thread (`UNDERCOOKED_WORKER_THREADS=1`), when a client in another
+//! room on that thread floods it with every kind of frame it can send, or never reads, then
+//! the victim's snaps keep coming (its largest gap stays under 100 ms), the victim is never
+//! closed, and the server's memory stays bounded.
 //!
 //! The flooders are raw sockets on their own OS threads, writing pre-built masked frames as
 //! fast as the kernel takes them and opening a new socket whenever the server closes one,
-//! so the attack lasts its whole window. These tests run one at a time (the `ONE` lock),
-//! and in their own test binary, so nothing else shares the machine's two cores with them.
+//! so the attack lasts its whole window.
 
-mod server;
-
+use crate::server::{self, Client, Got};
+use crate::{ONE, rss, snap_gaps, victim};
 use serde_json::json;
-use server::{Client, Got, TestServer};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-/// These tests measure time: one at a time.
-static ONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const TEXT: u8 = 0x1;
 const CONTINUE: u8 = 0x0;
@@ -138,57 +133,6 @@ fn flooder(
         }
         sockets
     })
-}
-
-/// A victim: a solo room (a person and three bots) playing the first campaign level, read
-/// by `victim`.
-async fn victim(server: &TestServer) -> Client {
-    let (status, solo) = server::http(
-        server.addr,
-        "POST",
-        "/api/rooms/solo",
-        Some(r#"{"name":"Victim"}"#),
-        &[],
-    )
-    .await;
-    assert_eq!(status, 201, "{solo}");
-    let code = solo["room_code"].as_str().unwrap();
-    let token = solo["you"]["token"].as_str().unwrap();
-    let mut me = Client::hello_from("127.0.0.2", server.addr, code, token).await;
-    me.send(json!({"type": "start"})).await;
-    me.expect("snap").await;
-    me
-}
-
-/// The victim's snaps for `window`: the largest gap between two, and whether it was
-/// closed. It pings twice a second, as a player's client does (a silent one is closed
-/// after 12 s).
-async fn snap_gaps(me: &mut Client, window: Duration) -> (Duration, Option<Option<u16>>) {
-    let end = Instant::now() + window;
-    let (mut last, mut worst) = (Instant::now(), Duration::ZERO);
-    let mut pinged = Instant::now() - Duration::from_secs(1);
-    while Instant::now() < end {
-        if pinged.elapsed() >= Duration::from_millis(500) {
-            pinged = Instant::now();
-            me.send(json!({"type": "ping", "t": 1})).await;
-        }
-        match me.next(1.0).await {
-            Some(Got::Frame(v)) if v["type"] == "snap" => {
-                let now = Instant::now();
-                worst = worst.max(now - last);
-                last = now;
-            }
-            Some(Got::Frame(_)) => {}
-            Some(Got::Closed(code)) => return (worst, Some(code)),
-            None => return (Duration::from_secs(1), None),
-        }
-    }
-    (worst, None)
-}
-
-/// This process's resident bytes (the server is in it).
-fn rss() -> u64 {
-    undercooked::process::now().1
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
