@@ -118,14 +118,7 @@ fn modified(path: &Path) -> Option<SystemTime> {
 }
 
 fn unhex32(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 || !text.is_ascii() {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&text[i * 2..i * 2 + 2], 16).ok()?;
-    }
-    Some(out)
+    crate::shared::random::from_hex(text)?.try_into().ok()
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ impl Nonces {
         if nonce.len() != 32 || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refused::BadSignature);
         }
-        let given = unhex(signature).ok_or(Refused::BadSignature)?;
+        let given = crate::shared::random::from_hex(signature).ok_or(Refused::BadSignature)?;
         let signed = Request { node, ..*req };
         let good = secrets.all().any(|secret| {
             let Ok(mut m) = <Hmac<Sha256> as KeyInit>::new_from_slice(secret) else {
@@ -181,15 +181,6 @@ impl Nonces {
 
 fn hex(bytes: &[u8]) -> String {
     crate::shared::random::to_hex(bytes)
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len() / 2)
-        .map(|i| u8::from_str_radix(&text[i * 2..i * 2 + 2], 16).ok())
-        .collect()
 }
 
 #[cfg(test)]
