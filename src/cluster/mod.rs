@@ -208,15 +208,16 @@ impl Directory {
     }
 
     /// One of this node's quick-play permits for a caller from `from`: `Ok(None)` on a
-    /// single node (quick play there is a look at the registry); `Busy::Full` when all are
-    /// taken or the caller's address holds its share.
-    pub fn quick_permit(
+    /// single node (quick play there is a look at the registry); `Busy::Full` when the
+    /// caller's address holds its share, or the permits are taken and the line for them is
+    /// full or did not move within a second.
+    pub async fn quick_permit(
         &self,
         from: Option<crate::shared::admission::Source>,
     ) -> Result<Option<quick::QuickPermit>, Busy> {
         match self.cluster() {
             None => Ok(None),
-            Some(c) => c.quick.permit(from).map(Some).ok_or(Busy::Full),
+            Some(c) => c.quick.permit(from).await.map(Some).ok_or(Busy::Full),
         }
     }
 

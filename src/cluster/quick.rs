@@ -31,9 +31,14 @@ const QUICK_PLAY_LOCK: i64 = 0x5543_5150; // "UCQP"
 /// `REQUEST_CONNECTIONS`).
 pub const IN_FLIGHT: usize = 4;
 
-/// Of those, how many one address (or IPv6 /64) may hold: a caller with one address never
-/// takes more than its share, and the others still get through.
+/// Of those, how many one address (or IPv6 /64) may hold, waiting included: a caller with
+/// one address never takes more than its share, and the others still get through.
 pub const IN_FLIGHT_PER_ADDRESS: u32 = 2;
+
+/// Quick plays that may wait for a permit (a burst of players asking at once): each holds
+/// only its HTTP request while it waits, at most `WAIT`. Past them, `Busy` at once.
+pub const WAITING: usize = 16;
+const WAIT: Duration = Duration::from_secs(1);
 
 /// How long a node that did not answer a quick play's request is skipped by this node.
 pub const SKIP_FAILED: Duration = Duration::from_secs(10);
@@ -101,6 +106,7 @@ pub enum Busy {
 /// skips.
 pub struct QuickState {
     permits: Arc<Semaphore>,
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
     by_address: Arc<Mutex<HashMap<Source, u32>>>,
     skipped: Mutex<HashMap<String, Instant>>,
 }
@@ -109,6 +115,7 @@ impl Default for QuickState {
     fn default() -> Self {
         QuickState {
             permits: Arc::new(Semaphore::new(IN_FLIGHT)),
+            waiting: Arc::default(),
             by_address: Arc::default(),
             skipped: Mutex::default(),
         }
@@ -139,10 +146,29 @@ impl Drop for Share {
     }
 }
 
+/// A place in the line for a permit, given back when dropped.
+struct Waiting(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Waiting {
+    fn join(line: &Arc<std::sync::atomic::AtomicUsize>) -> Option<Waiting> {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire};
+        line.fetch_update(AcqRel, Acquire, |n| (n < WAITING).then_some(n + 1))
+            .ok()
+            .map(|_| Waiting(line.clone()))
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
 impl QuickState {
-    /// One of the node's quick-play permits for a caller from `from`: `None` when all are
-    /// taken, or when that address holds its share already.
-    pub fn permit(&self, from: Option<Source>) -> Option<QuickPermit> {
+    /// One of the node's quick-play permits for a caller from `from`, waited for at most
+    /// `WAIT` in a line of at most `WAITING`: `None` at once when that address holds its
+    /// share already (waiting included) or the line is full, or after `WAIT`.
+    pub async fn permit(&self, from: Option<Source>) -> Option<QuickPermit> {
         let share = match from {
             Some(source) => {
                 let mut m = crate::lock::lock(&self.by_address);
@@ -158,8 +184,15 @@ impl QuickState {
             }
             None => None,
         };
-        // Refused here, the share (taken above) is given back as it drops.
-        let permit = self.permits.clone().try_acquire_owned().ok()?;
+        // Refused below, the share (taken above) is given back as it drops.
+        let permit = match self.permits.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                let _in_line = Waiting::join(&self.waiting)?;
+                let wait = self.permits.clone().acquire_owned();
+                tokio::time::timeout(WAIT, wait).await.ok()?.ok()?
+            }
+        };
         Some(QuickPermit {
             _share: share,
             _permit: permit,

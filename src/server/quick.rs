@@ -47,7 +47,7 @@ pub async fn quick(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
-    let _permit = match directory.quick_permit(from) {
+    let _permit = match directory.quick_permit(from).await {
         Ok(p) => p,
         Err(_) => {
             return Ok(busy(

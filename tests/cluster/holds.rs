@@ -149,7 +149,7 @@ async fn quick_play_spam_from_one_address_leaves_the_others_served() {
 /// what bounds it then is quick play's share of each node (`IN_FLIGHT` at once, the rest
 /// refused at once) and the lock's timeout, so still no lease lapses, no live room is lost,
 /// nothing waits for the connection's own timeout (`408`), and the others are answered
-/// within a second, a seat or a `503` to retry.
+/// well within the routes' 5 s budget, a seat or a `503` to retry.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn quick_play_spam_past_the_quota_is_bounded_by_the_nodes_shares() {
     if !postgres::available() {
@@ -178,7 +178,7 @@ async fn quick_play_spam_past_the_quota_is_bounded_by_the_nodes_shares() {
         s.statuses
     );
     let p95 = fleet::quantile(&mut s.took, 0.95);
-    assert!(p95 < Duration::from_secs(1), "the others' p95 is {p95:?}");
+    assert!(p95 < Duration::from_secs(2), "the others' p95 is {p95:?}");
 }
 
 /// Quick plays a second through three nodes, twelve players asking at once, round the
