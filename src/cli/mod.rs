@@ -11,6 +11,7 @@ mod replay;
 mod serve;
 mod simulate;
 mod sql;
+mod sql_end;
 mod sql_guard;
 mod sql_lex;
 mod sql_pg;

@@ -11,6 +11,7 @@
 //! than running on unread), and a timer a second later catches a step that never returns.
 
 use super::DbArgs;
+use super::sql_end::{MAX_TIMEOUT_S, Query, Stop, ended};
 use super::sql_print::{Output, cell};
 use anyhow::Context;
 use futures_util::TryStreamExt;
@@ -21,9 +22,6 @@ use std::time::{Duration, Instant};
 /// SQLite steps between two looks at the clock: about a millisecond of work, so a timeout
 /// lands within a few milliseconds of its deadline and the look itself costs nothing.
 const CHECK_EVERY: i32 = 10_000;
-
-/// The longest timeout `--timeout-s` takes (an hour), and its default.
-const MAX_TIMEOUT_S: u64 = 3600;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -43,14 +41,16 @@ pub struct Args {
     db: DbArgs,
 }
 
-/// How the query ended, when it did not end well.
-pub(super) enum Stop {
-    /// Past `--timeout-s`.
-    Timeout,
-    /// PostgreSQL: a lock the query needed was held past `sql_pg::LOCK_WAIT_S`.
-    Locked,
-    /// The engine's own error.
-    Failed(sqlx::Error),
+impl Args {
+    /// The query and how to print it, as both engines' runs take them.
+    fn query(&self) -> Query {
+        Query {
+            text: self.query.clone(),
+            json: self.json,
+            csv: self.csv,
+            timeout_s: self.timeout_s,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -67,7 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     rt.block_on(async move {
         let store = undercooked::store::Store::open_read_only(&location).await?;
         let undercooked::store::Pool::Sqlite(pool) = &store.pool else {
-            return super::sql_pg::run(&store, &args).await;
+            return super::sql_pg::run(&store, &args.query()).await;
         };
         let mut conn = pool.acquire().await.context("opening the database")?;
         let limit = Duration::from_secs(args.timeout_s);
@@ -108,54 +108,4 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         };
         ended(out, stopped, args.timeout_s, &location)
     })
-}
-
-/// Ends the output as the query ended (both engines): the rows printed stay whole (a table
-/// keeps its count line; a query stopped before its first row prints nothing but the
-/// refusal), and a stop is said in a sentence; the exit code.
-pub(super) fn ended(
-    out: Output,
-    stopped: Option<Stop>,
-    timeout_s: u64,
-    location: &str,
-) -> anyhow::Result<u8> {
-    match stopped {
-        None => {
-            out.finish()?;
-            Ok(0)
-        }
-        Some(Stop::Timeout) => {
-            let rows = out.count;
-            if rows > 0 {
-                out.finish()?;
-            }
-            eprintln!(
-                "undercooked: stopped: the query ran past its {timeout_s}-second limit after {rows} row{} (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
-                if rows == 1 { "" } else { "s" }
-            );
-            Ok(2)
-        }
-        Some(Stop::Locked) => {
-            eprintln!(
-                "undercooked: stopped: the query waited more than {} s for a lock another session holds (a migration's, say); try again",
-                super::sql_pg::LOCK_WAIT_S
-            );
-            Ok(2)
-        }
-        Some(Stop::Failed(e)) => Ok(failed(location, &e)),
-    }
-}
-
-/// Says why the query failed (a write refused by the engine is said as such): exit 2.
-fn failed(location: &str, e: &sqlx::Error) -> u8 {
-    let msg = e.to_string();
-    let location = undercooked::store::printable(location);
-    if msg.contains("readonly") || msg.contains("read-only") {
-        eprintln!(
-            "undercooked: refused: `sql` opens {location} read-only, so statements that write are not allowed ({msg})"
-        );
-    } else {
-        eprintln!("undercooked: the query failed: {msg}");
-    }
-    2
 }

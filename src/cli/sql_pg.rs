@@ -16,15 +16,12 @@
 //! within a second that the client died, ending the statement and its locks with it.
 //! `standard_conforming_strings` is set on, so `'…\'` ends where the guard read it end.
 
-use super::sql::{Args, Stop, ended};
+use super::sql_end::{LOCK_WAIT_S, Query, Stop, ended};
 use super::sql_print::{Output, pg_cell};
 use anyhow::Context;
 use futures_util::TryStreamExt;
 use std::time::{Duration, Instant};
 use undercooked::store::{Pool, Store, printable};
-
-/// Seconds the statement waits for a lock before it is stopped.
-pub(super) const LOCK_WAIT_S: u64 = 1;
 
 /// The session's role, database, and what makes the role unfit: whether it is (or may
 /// become, as a member) a superuser, and the file and program roles it is a member of.
@@ -61,7 +58,7 @@ async fn refusal(conn: &mut sqlx::PgConnection, location: &str) -> sqlx::Result<
 
 /// The query on PostgreSQL: the role checked, then in a bounded read-only transaction,
 /// rows streamed to the printer as they come, rolled back at the end.
-pub(super) async fn run(store: &Store, args: &Args) -> anyhow::Result<u8> {
+pub(super) async fn run(store: &Store, args: &Query) -> anyhow::Result<u8> {
     let Pool::Postgres(pool) = &store.pool else {
         return Ok(2);
     };
@@ -96,7 +93,7 @@ pub(super) async fn run(store: &Store, args: &Args) -> anyhow::Result<u8> {
     let grace = tokio::time::Instant::from_std(deadline + Duration::from_secs(1));
     let mut out = Output::new(args.json, args.csv);
     let stopped = {
-        let mut rows = sqlx::query(sqlx::AssertSqlSafe(args.query.clone())).fetch(&mut *tx);
+        let mut rows = sqlx::query(sqlx::AssertSqlSafe(args.text.clone())).fetch(&mut *tx);
         loop {
             let next = match tokio::time::timeout_at(grace, rows.try_next()).await {
                 Err(_) => break Some(Stop::Timeout),

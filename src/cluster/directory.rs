@@ -10,12 +10,49 @@
 //! opened, so a closed room is never opened again by a late join in the second before its
 //! row is deleted.
 
-use super::lease::{Renewed, Row};
-use super::node::{Cluster, Owner};
-use sqlx::{Postgres, Transaction};
+use sqlx::{PgPool, Postgres, Transaction};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The advisory lock the janitor holds while it closes a lost node's rooms, and a node
+/// holds while it takes its rooms back: one or the other, never both at once.
+pub const JANITOR_LOCK: i64 = 0x5543_4a41; // "UCJA"
+
+/// A node's run as the directory's rows name it: its id and the epoch of this start.
+#[derive(Clone, Copy, Debug)]
+pub struct Holder<'a> {
+    pub node_id: &'a str,
+    pub epoch: i64,
+}
+
+/// A node of the cluster as the directory has it (its lease live when read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub node_id: String,
+    pub epoch: i64,
+    pub public_ws: String,
+    pub internal_http: String,
+}
+
+/// A room as its node holds it, for the directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub state: &'static str,
+    pub level: Option<String>,
+    pub seated: i64,
+    pub spectators: i64,
+    pub open_seats: i64,
+}
+
+/// What a lapsed node's taking back found: its rooms still its own (kept), those another
+/// node claimed since (to close), and the rounds the janitor had aborted that are open again.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Taken {
+    pub kept: Vec<String>,
+    pub lost: Vec<String>,
+    pub rounds_resumed: u64,
+}
 
 /// Codes this process opened, and when (kept 10 minutes: a closed room's row is deleted
 /// within a second or two).
@@ -25,7 +62,7 @@ pub struct Opened(Mutex<HashMap<String, Instant>>);
 const OPENED_KEPT: Duration = Duration::from_secs(600);
 
 impl Opened {
-    pub(super) fn note(&self, code: &str) {
+    pub fn note(&self, code: &str) {
         let mut m = crate::lock::lock(&self.0);
         if m.len() > 4096 {
             m.retain(|_, at| at.elapsed() < OPENED_KEPT);
@@ -33,112 +70,103 @@ impl Opened {
         m.insert(code.to_string(), Instant::now());
     }
 
-    fn seen(&self, code: &str) -> bool {
+    pub fn seen(&self, code: &str) -> bool {
         crate::lock::lock(&self.0).contains_key(code)
     }
 }
 
-impl Cluster {
-    /// Claims `code` for a room about to open here: false when a room anywhere holds it (or
-    /// a lost node held it within the hour).
-    pub async fn claim_code(&self, code: &str) -> sqlx::Result<bool> {
-        claim_for(
-            &self.requests,
-            code,
-            &self.node_id,
-            self.epoch,
-            self.max_players as i64,
-            0,
-        )
-        .await
-    }
+/// The live node that holds room `code`, if any.
+pub async fn owner_of(pool: &PgPool, code: &str) -> sqlx::Result<Option<Owner>> {
+    let row: Option<(String, i64, String, String)> = sqlx::query_as(
+        "SELECT n.id, n.epoch, n.public_ws, n.internal_http FROM rooms_live r
+         JOIN nodes n ON n.id = r.node_id AND n.epoch = r.epoch
+         WHERE r.code = $1 AND n.lease_until > now()",
+    )
+    .bind(code)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(node_id, epoch, public_ws, internal_http)| Owner {
+        node_id,
+        epoch,
+        public_ws,
+        internal_http,
+    }))
+}
 
-    /// The live node that holds room `code`, if any.
-    pub(super) async fn owner_of(&self, code: &str) -> sqlx::Result<Option<Owner>> {
-        let row: Option<(String, i64, String, String)> = sqlx::query_as(
-            "SELECT n.id, n.epoch, n.public_ws, n.internal_http FROM rooms_live r
-             JOIN nodes n ON n.id = r.node_id AND n.epoch = r.epoch
-             WHERE r.code = $1 AND n.lease_until > now()",
-        )
-        .bind(code)
-        .fetch_optional(&self.requests)
-        .await?;
-        Ok(row.map(|(node_id, epoch, public_ws, internal_http)| Owner {
-            node_id,
-            epoch,
-            public_ws,
-            internal_http,
-        }))
-    }
+/// Whether `owner`'s lease (at that epoch) is still live.
+pub async fn alive(pool: &PgPool, owner: &Owner) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1::BIGINT FROM nodes WHERE id = $1 AND epoch = $2 AND lease_until > now()",
+    )
+    .bind(&owner.node_id)
+    .bind(owner.epoch)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.is_some())
+}
 
-    /// Whether `owner`'s lease (at that epoch) is still live.
-    pub(super) async fn alive(&self, owner: &Owner) -> sqlx::Result<bool> {
-        let row: Option<(i64,)> = sqlx::query_as(
-            "SELECT 1::BIGINT FROM nodes WHERE id = $1 AND epoch = $2 AND lease_until > now()",
-        )
-        .bind(&owner.node_id)
-        .bind(owner.epoch)
-        .fetch_optional(&self.requests)
-        .await?;
-        Ok(row.is_some())
-    }
+/// Whether the directory names `me` for room `code` (quick play claimed it for that node).
+pub async fn claimed_for(pool: &PgPool, code: &str, me: Holder<'_>) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1::BIGINT FROM rooms_live WHERE code = $1 AND node_id = $2 AND epoch = $3",
+    )
+    .bind(code)
+    .bind(me.node_id)
+    .bind(me.epoch)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.is_some())
+}
 
-    /// Whether this node may open room `code` now: the directory names this node (this
-    /// epoch) for it — quick play claimed it here — and this process never opened it.
-    pub(super) async fn may_open(&self, code: &str) -> bool {
-        if self.opened.seen(code) || self.draining() {
-            return false;
+/// Writes the rows of `now` that differ from `published`, and deletes the rows of rooms in
+/// `published` that `now` no longer has; `published` becomes `now` as written.
+pub async fn publish(
+    pool: &PgPool,
+    me: Holder<'_>,
+    now: &BTreeMap<String, Row>,
+    published: &mut BTreeMap<String, Row>,
+) -> sqlx::Result<()> {
+    for (code, row) in now {
+        if published.get(code) == Some(row) {
+            continue;
         }
-        let row: sqlx::Result<Option<(i64,)>> = sqlx::query_as(
-            "SELECT 1::BIGINT FROM rooms_live WHERE code = $1 AND node_id = $2 AND epoch = $3",
-        )
-        .bind(code)
-        .bind(&self.node_id)
-        .bind(self.epoch)
-        .fetch_optional(&self.requests)
-        .await;
-        matches!(row, Ok(Some(_)))
+        upsert(pool, me, code, row).await?;
+        published.insert(code.clone(), row.clone());
     }
-
-    /// Writes the rows of `now` that differ from `published`, and deletes the rows of rooms
-    /// in `published` that `now` no longer has; `published` becomes `now` as written.
-    pub(super) async fn publish(
-        &self,
-        now: &BTreeMap<String, Row>,
-        published: &mut BTreeMap<String, Row>,
-    ) -> sqlx::Result<()> {
-        for (code, row) in now {
-            if published.get(code) == Some(row) {
-                continue;
-            }
-            upsert(&self.upkeep, self, code, row).await?;
-            published.insert(code.clone(), row.clone());
-        }
-        let closed: Vec<String> = published
-            .keys()
-            .filter(|c| !now.contains_key(*c))
-            .cloned()
-            .collect();
-        if !closed.is_empty() {
-            sqlx::query(
-                "DELETE FROM rooms_live WHERE node_id = $1 AND epoch = $2 AND code = ANY($3)",
-            )
-            .bind(&self.node_id)
-            .bind(self.epoch)
+    let closed: Vec<String> = published
+        .keys()
+        .filter(|c| !now.contains_key(*c))
+        .cloned()
+        .collect();
+    if !closed.is_empty() {
+        sqlx::query("DELETE FROM rooms_live WHERE node_id = $1 AND epoch = $2 AND code = ANY($3)")
+            .bind(me.node_id)
+            .bind(me.epoch)
             .bind(&closed)
-            .execute(&self.upkeep)
+            .execute(pool)
             .await?;
-            for c in closed {
-                published.remove(&c);
-            }
+        for c in closed {
+            published.remove(&c);
         }
-        Ok(())
     }
+    Ok(())
+}
+
+/// Deletes every row of `me` (a node leaving the cluster).
+pub async fn forget<'e>(on: impl sqlx::PgExecutor<'e>, me: Holder<'_>) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM rooms_live WHERE node_id = $1 AND epoch = $2")
+            .bind(me.node_id)
+            .bind(me.epoch)
+            .execute(on)
+            .await?
+            .rows_affected(),
+    )
 }
 
 /// Claims `code` for `node` at `epoch` with `seated` seats already given: false when a
 /// room anywhere holds it (or a lost node held it within the hour).
-pub(super) async fn claim_for<'e>(
+pub async fn claim_for<'e>(
     on: impl sqlx::PgExecutor<'e>,
     code: &str,
     node: &str,
@@ -165,10 +193,10 @@ pub(super) async fn claim_for<'e>(
     Ok(done.rows_affected() == 1)
 }
 
-/// Writes one room's row, while it names this node (this epoch).
+/// Writes one room's row, while it names `me`.
 async fn upsert<'e>(
     on: impl sqlx::PgExecutor<'e>,
-    node: &Cluster,
+    me: Holder<'_>,
     code: &str,
     row: &Row,
 ) -> sqlx::Result<u64> {
@@ -180,8 +208,8 @@ async fn upsert<'e>(
          WHERE rooms_live.node_id = excluded.node_id AND rooms_live.epoch = excluded.epoch",
     )
     .bind(code)
-    .bind(&node.node_id)
-    .bind(node.epoch)
+    .bind(me.node_id)
+    .bind(me.epoch)
     .bind(row.state)
     .bind(&row.level)
     .bind(row.seated)
@@ -197,14 +225,14 @@ async fn upsert<'e>(
 /// the rounds the janitor aborted in those rooms meanwhile are open again (they play on);
 /// rows naming it for rooms it no longer has are deleted; a room whose row names another
 /// node now was claimed there and is given up.
-pub(super) async fn take_back(
+pub async fn take_back(
     tx: &mut Transaction<'static, Postgres>,
-    node: &Cluster,
+    me: Holder<'_>,
     rooms: &[(String, Row)],
-) -> sqlx::Result<Renewed> {
+) -> sqlx::Result<Taken> {
     let (mut kept, mut lost) = (Vec::new(), Vec::new());
     for (code, row) in rooms {
-        if upsert(&mut **tx, node, code, row).await? == 1 {
+        if upsert(&mut **tx, me, code, row).await? == 1 {
             kept.push(code.clone());
         } else {
             lost.push(code.clone());
@@ -213,8 +241,8 @@ pub(super) async fn take_back(
     sqlx::query(
         "DELETE FROM rooms_live WHERE node_id = $1 AND epoch = $2 AND NOT (code = ANY($3))",
     )
-    .bind(&node.node_id)
-    .bind(node.epoch)
+    .bind(me.node_id)
+    .bind(me.epoch)
     .bind(&kept)
     .execute(&mut **tx)
     .await?;
@@ -225,13 +253,13 @@ pub(super) async fn take_back(
                          RETURNING v.round_key)
          UPDATE rounds SET result = NULL, ended_at = NULL WHERE round_key IN (SELECT round_key FROM undone)",
     )
-    .bind(&node.node_id)
-    .bind(node.epoch)
+    .bind(me.node_id)
+    .bind(me.epoch)
     .bind(&kept)
     .execute(&mut **tx)
     .await?
     .rows_affected();
-    Ok(Renewed::Lapsed {
+    Ok(Taken {
         kept,
         lost,
         rounds_resumed,
@@ -239,7 +267,7 @@ pub(super) async fn take_back(
 }
 
 /// Marks room `code` as taking no more players (its node refused a seat in it).
-pub(super) async fn mark_full<'e>(on: impl sqlx::PgExecutor<'e>, code: &str) -> sqlx::Result<()> {
+pub async fn mark_full<'e>(on: impl sqlx::PgExecutor<'e>, code: &str) -> sqlx::Result<()> {
     sqlx::query("UPDATE rooms_live SET open_seats = 0, updated = now() WHERE code = $1")
         .bind(code)
         .execute(on)
@@ -249,7 +277,7 @@ pub(super) async fn mark_full<'e>(on: impl sqlx::PgExecutor<'e>, code: &str) -> 
 
 /// Gives up a code quick play claimed for a node that did not answer (its room was never
 /// opened, as far as anyone knows; if it was, the node's next publish writes it again).
-pub(super) async fn release<'e>(
+pub async fn release<'e>(
     on: impl sqlx::PgExecutor<'e>,
     code: &str,
     node: &str,

@@ -3,7 +3,8 @@
 //! `TIMEOUT`. No socket is proxied: a forwarded seat's answer names the owner's `ws_url`,
 //! and the player's socket goes there.
 
-use super::node::{Cluster, Owner};
+use super::directory::Owner;
+use super::secret::NodeSecrets;
 use super::signing::{self, Request, SOURCE_HEADER};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -52,29 +53,31 @@ pub struct Call {
     pub authorization: Option<String>,
 }
 
-impl Cluster {
-    /// Sends `call` to `node`'s internal listener, signed as this node.
-    pub async fn send(&self, node: &Owner, call: &Call) -> Result<Answer, Unanswered> {
-        let secrets = self.secret.secrets();
-        let nonce = crate::shared::random::hex(16);
-        let signed = signing::sign(
-            &secrets,
-            &Request {
-                method: call.method,
-                path: &call.path,
-                node: &self.node_id,
-                source: call.source.as_deref(),
-                authorization: call.authorization.as_deref(),
-                body: &call.body,
-            },
-            crate::store::unix_now(),
-            &nonce,
-        );
-        let exchange = exchange(&node.internal_http, call, &signed);
-        match tokio::time::timeout(TIMEOUT, exchange).await {
-            Ok(r) => r.map_err(Unanswered::Failed),
-            Err(_) => Err(Unanswered::TimedOut),
-        }
+/// Sends `call` to `node`'s internal listener, signed with `secrets` as node `from`.
+pub async fn send(
+    secrets: &NodeSecrets,
+    from: &str,
+    node: &Owner,
+    call: &Call,
+) -> Result<Answer, Unanswered> {
+    let nonce = crate::shared::random::hex(16);
+    let signed = signing::sign(
+        secrets,
+        &Request {
+            method: call.method,
+            path: &call.path,
+            node: from,
+            source: call.source.as_deref(),
+            authorization: call.authorization.as_deref(),
+            body: &call.body,
+        },
+        crate::store::unix_now(),
+        &nonce,
+    );
+    let exchange = exchange(&node.internal_http, call, &signed);
+    match tokio::time::timeout(TIMEOUT, exchange).await {
+        Ok(r) => r.map_err(Unanswered::Failed),
+        Err(_) => Err(Unanswered::TimedOut),
     }
 }
 

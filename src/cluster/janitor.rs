@@ -14,8 +14,8 @@
 //! (`round_verdicts`: `reindex --from-db` reads it, and a node that comes back un-aborts
 //! them), and the rooms are marked `lost` (their codes wait an hour).
 
-use super::lease::JANITOR_LOCK;
-use super::node::Cluster;
+use super::directory::JANITOR_LOCK;
+use sqlx::PgPool;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -36,10 +36,11 @@ pub struct Swept {
 }
 
 impl Janitor {
-    /// One look: notes the lapsed nodes, and closes the rooms of those it saw lapsed at its
-    /// previous look too.
-    pub async fn sweep(&mut self, cluster: &Cluster) -> sqlx::Result<Swept> {
-        if cluster.lease.janitor_holds_off() {
+    /// One look on `pool`, by node `me`: notes the lapsed nodes, and closes the rooms of
+    /// those it saw lapsed at its previous look too — unless it must `hold_off` (its own
+    /// lease is not sound, or its database was in trouble within a lease period).
+    pub async fn sweep(&mut self, pool: &PgPool, me: &str, hold_off: bool) -> sqlx::Result<Swept> {
+        if hold_off {
             // What it saw before the trouble is no evidence now.
             self.seen.clear();
             return Ok(Swept::default());
@@ -49,8 +50,8 @@ impl Janitor {
              WHERE r.state <> 'lost' AND r.node_id <> $1 AND NOT EXISTS
                (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.epoch = r.epoch AND n.lease_until > now())",
         )
-        .bind(&cluster.node_id)
-        .fetch_all(&cluster.upkeep)
+        .bind(me)
+        .fetch_all(pool)
         .await?;
         let now = Instant::now();
         let before = std::mem::take(&mut self.seen);
@@ -69,7 +70,7 @@ impl Janitor {
         if confirmed.is_empty() {
             return Ok(Swept::default());
         }
-        let swept = close(cluster, &confirmed).await?;
+        let swept = close(pool, &confirmed).await?;
         if swept != Swept::default() {
             tracing::warn!(
                 nodes = ?confirmed.iter().map(|(id, epoch)| format!("{id}#{epoch}")).collect::<Vec<_>>(),
@@ -83,8 +84,8 @@ impl Janitor {
 }
 
 /// Closes the rooms of `nodes` (each still lapsed at this instant), under the lock.
-async fn close(cluster: &Cluster, nodes: &[(String, i64)]) -> sqlx::Result<Swept> {
-    let mut tx = cluster.upkeep.begin().await?;
+async fn close(pool: &PgPool, nodes: &[(String, i64)]) -> sqlx::Result<Swept> {
+    let mut tx = pool.begin().await?;
     let (ours,): (bool,) = sqlx::query_as("SELECT pg_try_advisory_xact_lock($1)")
         .bind(JANITOR_LOCK)
         .fetch_one(&mut *tx)

@@ -14,15 +14,25 @@
 //! whether its last renewal failed. `/healthz` reports it; the janitor stays quiet while it
 //! is not sound.
 
-use super::node::{Addresses, Cluster, LEASE_S};
+use super::directory::{Holder, JANITOR_LOCK, Taken, take_back};
 use crate::store::StoreError;
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The advisory lock the janitor and a node taking its rooms back hold (a fixed key).
-pub(super) const JANITOR_LOCK: i64 = 0x5543_4a41; // "UCJA"
+/// How long a lease lasts past its last renewal, and how often it is renewed.
+pub const LEASE_S: i64 = 10;
+pub const RENEW_EVERY_S: u64 = 2;
+
+/// Where a node is found: by players (`public_ws`) and by other nodes (`internal_http`,
+/// its internal listener).
+#[derive(Clone, Debug)]
+pub struct Addresses {
+    pub node_id: String,
+    pub public_ws: String,
+    pub internal_http: String,
+}
 
 /// Registers `at` with a new epoch: `None` while another holder of its id has a live lease.
 pub(super) async fn register(pool: &PgPool, at: &Addresses) -> Result<Option<i64>, StoreError> {
@@ -136,12 +146,26 @@ impl LeaseState {
         k.failing = error;
     }
 
-    fn renewed(&self, sent: Instant) {
+    pub(super) fn renewed(&self, sent: Instant) {
         let mut k = self.known();
         k.renewed = sent;
         if k.failing.take().is_some() {
             k.trouble = Some(Instant::now());
         }
+    }
+
+    /// Another start of this node id took the registration.
+    pub(super) fn replaced(&self) {
+        self.known().replaced = true;
+    }
+
+    /// The node left the cluster: nothing is renewed again.
+    pub(super) fn leave(&self) {
+        self.known().left = true;
+    }
+
+    pub(super) fn left(&self) -> bool {
+        self.known().left
     }
 
     /// Whether the janitor must hold off: this node's lease is not sound, or its database
@@ -156,138 +180,72 @@ impl LeaseState {
     }
 }
 
-/// A room as this node holds it, for the directory.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    pub state: &'static str,
-    pub level: Option<String>,
-    pub seated: i64,
-    pub spectators: i64,
-    pub open_seats: i64,
-}
-
 /// What a renewal found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Renewed {
     /// The lease was live; it is extended.
     Live,
     /// The lease had lapsed: it is live again, and of this node's rooms these are still
-    /// its own (kept) and these were claimed by another node since (to close).
-    Lapsed {
-        kept: Vec<String>,
-        lost: Vec<String>,
-        rounds_resumed: u64,
-    },
+    /// its own and these were claimed by another node since (to close).
+    Lapsed(Taken),
     /// Another start of this node id holds the registration.
     Replaced,
 }
 
-impl Cluster {
-    /// Renews the lease with the node's counts; when it had lapsed, takes back the rooms
-    /// in `rooms` that the directory still gives this node (one transaction).
-    pub async fn renew(&self, rooms: &[(String, Row)], sockets: i64) -> sqlx::Result<Renewed> {
-        let sent = Instant::now();
-        let out = self.renew_in_tx(rooms, sockets).await;
-        match &out {
-            Ok(Renewed::Replaced) => {
-                crate::lock::lock(&self.lease.0).replaced = true;
-                tracing::error!(node = %self.node_id, epoch = self.epoch, "another start of this node id took its registration: this node's rooms are no longer in the directory");
-            }
-            Ok(r) => {
-                self.lease.renewed(sent);
-                if let Renewed::Lapsed {
-                    kept,
-                    lost,
-                    rounds_resumed,
-                } = r
-                {
-                    tracing::error!(
-                        node = %self.node_id,
-                        epoch = self.epoch,
-                        rooms_kept = kept.len(),
-                        rooms_claimed_elsewhere = lost.len(),
-                        rounds_resumed,
-                        "this node's lease had lapsed (the process was paused or cut off from the database): other nodes saw it as gone; it took back the rooms nobody claimed and closes the rest"
-                    );
-                }
-            }
-            Err(e) => self.lease.trouble(Some(e.to_string())),
-        }
-        out
-    }
-
-    async fn renew_in_tx(&self, rooms: &[(String, Row)], sockets: i64) -> sqlx::Result<Renewed> {
-        let mut tx = self.upkeep.begin().await?;
-        let was: Option<(bool,)> = sqlx::query_as(
-            "WITH old AS (SELECT lease_until FROM nodes WHERE id = $1 AND epoch = $2 FOR UPDATE)
-             UPDATE nodes SET lease_until = now() + make_interval(secs => $3), rooms = $4,
-               sockets = $5, draining = $6
-             FROM old WHERE nodes.id = $1 AND nodes.epoch = $2
-             RETURNING old.lease_until > now()",
-        )
-        .bind(&self.node_id)
-        .bind(self.epoch)
-        .bind(LEASE_S as f64)
-        .bind(rooms.len() as i64)
-        .bind(sockets)
-        .bind(self.draining())
-        .fetch_optional(&mut *tx)
-        .await?;
-        let renewed = match was {
-            None => Renewed::Replaced,
-            Some((true,)) => Renewed::Live,
-            Some((false,)) => {
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(JANITOR_LOCK)
-                    .execute(&mut *tx)
-                    .await?;
-                super::directory::take_back(&mut tx, self, rooms).await?
-            }
-        };
-        tx.commit().await?;
-        Ok(renewed)
-    }
-
-    /// Whether the node has left the cluster.
-    pub fn left(&self) -> bool {
-        crate::lock::lock(&self.lease.0).left
-    }
-
-    /// At the end of a drain: this node's rows leave the directory and its lease ends now,
-    /// so no janitor ever takes its closed rooms for lost ones.
-    pub async fn leave(&self) {
-        self.draining
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        crate::lock::lock(&self.lease.0).left = true;
-        let left = async {
-            let mut tx: sqlx::Transaction<'_, sqlx::Postgres> = self.upkeep.begin().await?;
-            let rooms = sqlx::query("DELETE FROM rooms_live WHERE node_id = $1 AND epoch = $2")
-                .bind(&self.node_id)
-                .bind(self.epoch)
+/// Renews `me`'s lease with its counts (`rooms`, `sockets`, whether it is `draining`);
+/// when it had lapsed, takes back (in the same transaction, under the janitor's lock) the
+/// rooms in `rooms` that the directory still gives `me`.
+pub async fn renew(
+    pool: &PgPool,
+    me: Holder<'_>,
+    draining: bool,
+    rooms: &[(String, super::directory::Row)],
+    sockets: i64,
+) -> sqlx::Result<Renewed> {
+    let mut tx = pool.begin().await?;
+    let was: Option<(bool,)> = sqlx::query_as(
+        "WITH old AS (SELECT lease_until FROM nodes WHERE id = $1 AND epoch = $2 FOR UPDATE)
+         UPDATE nodes SET lease_until = now() + make_interval(secs => $3), rooms = $4,
+           sockets = $5, draining = $6
+         FROM old WHERE nodes.id = $1 AND nodes.epoch = $2
+         RETURNING old.lease_until > now()",
+    )
+    .bind(me.node_id)
+    .bind(me.epoch)
+    .bind(LEASE_S as f64)
+    .bind(rooms.len() as i64)
+    .bind(sockets)
+    .bind(draining)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let renewed = match was {
+        None => Renewed::Replaced,
+        Some((true,)) => Renewed::Live,
+        Some((false,)) => {
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(JANITOR_LOCK)
                 .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            sqlx::query(
-                "UPDATE nodes SET lease_until = now(), draining = TRUE, rooms = 0, sockets = 0
-                 WHERE id = $1 AND epoch = $2",
-            )
-            .bind(&self.node_id)
-            .bind(self.epoch)
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            Ok::<u64, sqlx::Error>(rooms)
-        };
-        match tokio::time::timeout(Duration::from_secs(3), left).await {
-            Ok(Ok(rooms)) => {
-                tracing::info!(node = %self.node_id, rows_removed = rooms, "left the cluster: lease ended, rooms out of the directory")
-            }
-            Ok(Err(e)) => {
-                tracing::warn!(error = %e, "the directory could not be told this node left; its lease lapses within 10 s")
-            }
-            Err(_) => tracing::warn!(
-                "the directory did not answer this node's leaving within 3 s; its lease lapses within 10 s"
-            ),
+                .await?;
+            Renewed::Lapsed(take_back(&mut tx, me, rooms).await?)
         }
-    }
+    };
+    tx.commit().await?;
+    Ok(renewed)
+}
+
+/// `me` leaves: its rows out of the directory and its lease ended now, in one transaction;
+/// how many rows went.
+pub async fn end(pool: &PgPool, me: Holder<'_>) -> sqlx::Result<u64> {
+    let mut tx = pool.begin().await?;
+    let rooms = super::directory::forget(&mut *tx, me).await?;
+    sqlx::query(
+        "UPDATE nodes SET lease_until = now(), draining = TRUE, rooms = 0, sockets = 0
+         WHERE id = $1 AND epoch = $2",
+    )
+    .bind(me.node_id)
+    .bind(me.epoch)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(rooms)
 }

@@ -23,10 +23,11 @@ pub mod secret;
 pub mod signing;
 mod upkeep;
 
+pub use directory::Owner;
 pub use forward::{Answer, Call, Unanswered};
 pub use janitor::{Janitor, Swept};
-pub use lease::Health;
-pub use node::{Addresses, Cluster, LEASE_S, Owner, RENEW_EVERY_S};
+pub use lease::{Addresses, Health, LEASE_S, RENEW_EVERY_S};
+pub use node::Cluster;
 pub use quick::{At, Busy, IN_FLIGHT, IN_FLIGHT_PER_ADDRESS, QuickStep, Tried};
 
 use crate::shared::Shared;

@@ -5,17 +5,19 @@
 //! lease, publishing rooms, the janitor). Neither is the history's pool, and neither is the
 //! other's: a flood of requests can exhaust the first and the lease is still renewed.
 
+use super::directory::{self, Holder, Opened, Owner, Row, Taken};
+use super::forward::{self, Answer, Call, Unanswered};
+use super::janitor::{Janitor, Swept};
+use super::lease::{self, Addresses, LEASE_S, LeaseState, Renewed};
+use super::quick::{self, Asking, Busy, QuickState, QuickStep, Tried};
 use super::secret::SecretFile;
 use super::signing::Nonces;
 use crate::store::StoreError;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
-
-/// How long a lease lasts past its last renewal, and how often it is renewed.
-pub const LEASE_S: i64 = 10;
-pub const RENEW_EVERY_S: u64 = 2;
 
 /// Connections for players' requests: above the quick plays allowed in flight
 /// (`quick::IN_FLIGHT`), so claiming a code or finding a room's owner always has one.
@@ -23,24 +25,6 @@ pub const REQUEST_CONNECTIONS: u32 = 6;
 /// Connections for the node's upkeep: the lease and publishing on one, the janitor on the
 /// other.
 pub const UPKEEP_CONNECTIONS: u32 = 2;
-
-/// Where this node is found: by players (`public_ws`) and by other nodes (`internal_http`,
-/// its internal listener).
-#[derive(Clone, Debug)]
-pub struct Addresses {
-    pub node_id: String,
-    pub public_ws: String,
-    pub internal_http: String,
-}
-
-/// A node of the cluster as the directory has it (its lease live when read).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Owner {
-    pub node_id: String,
-    pub epoch: i64,
-    pub public_ws: String,
-    pub internal_http: String,
-}
 
 /// This node, registered.
 pub struct Cluster {
@@ -55,9 +39,9 @@ pub struct Cluster {
     pub(super) secret: SecretFile,
     pub(super) nonces: Nonces,
     pub(super) draining: AtomicBool,
-    pub(super) lease: super::lease::LeaseState,
-    pub(super) quick: super::quick::QuickState,
-    pub(super) opened: super::directory::Opened,
+    pub(super) lease: LeaseState,
+    pub(super) quick: QuickState,
+    pub(super) opened: Opened,
     pub(super) max_players: u8,
 }
 
@@ -110,7 +94,7 @@ impl Cluster {
         .map_err(open)?;
         let deadline = std::time::Instant::now() + Duration::from_secs(LEASE_S as u64 + 2);
         let epoch = loop {
-            if let Some(epoch) = super::lease::register(&upkeep, &at).await? {
+            if let Some(epoch) = lease::register(&upkeep, &at).await? {
                 break epoch;
             }
             if std::time::Instant::now() > deadline {
@@ -135,9 +119,9 @@ impl Cluster {
             secret,
             nonces: Nonces::default(),
             draining: AtomicBool::new(false),
-            lease: super::lease::LeaseState::new(),
-            quick: super::quick::QuickState::default(),
-            opened: super::directory::Opened::default(),
+            lease: LeaseState::new(),
+            quick: QuickState::default(),
+            opened: Opened::default(),
             max_players,
         })
     }
@@ -173,5 +157,138 @@ impl Cluster {
             public_ws: self.public_ws.clone(),
             internal_http: self.internal_http.clone(),
         }
+    }
+
+    fn me(&self) -> Holder<'_> {
+        Holder {
+            node_id: &self.node_id,
+            epoch: self.epoch,
+        }
+    }
+
+    /// Claims `code` for a room about to open here: false when a room anywhere holds it (or
+    /// a lost node held it within the hour).
+    pub async fn claim_code(&self, code: &str) -> sqlx::Result<bool> {
+        let max = self.max_players as i64;
+        directory::claim_for(&self.requests, code, &self.node_id, self.epoch, max, 0).await
+    }
+
+    /// The live node that holds room `code`, if any.
+    pub async fn owner_of(&self, code: &str) -> sqlx::Result<Option<Owner>> {
+        directory::owner_of(&self.requests, code).await
+    }
+
+    /// Whether `owner`'s lease (at that epoch) is still live.
+    pub async fn alive(&self, owner: &Owner) -> sqlx::Result<bool> {
+        directory::alive(&self.requests, owner).await
+    }
+
+    /// Whether this node may open room `code` now: the directory names this node (this
+    /// epoch) for it — quick play claimed it here — and this process never opened it.
+    pub async fn may_open(&self, code: &str) -> bool {
+        if self.opened.seen(code) || self.draining() {
+            return false;
+        }
+        matches!(
+            directory::claimed_for(&self.requests, code, self.me()).await,
+            Ok(true)
+        )
+    }
+
+    /// Publishes this node's rooms (`now`) against what it published before.
+    pub async fn publish(
+        &self,
+        now: &BTreeMap<String, Row>,
+        published: &mut BTreeMap<String, Row>,
+    ) -> sqlx::Result<()> {
+        directory::publish(&self.upkeep, self.me(), now, published).await
+    }
+
+    /// Renews the lease with the node's counts; when it had lapsed, takes back the rooms
+    /// in `rooms` that the directory still gives this node, and says so at `error`.
+    pub async fn renew(&self, rooms: &[(String, Row)], sockets: i64) -> sqlx::Result<Renewed> {
+        let sent = std::time::Instant::now();
+        let out = lease::renew(&self.upkeep, self.me(), self.draining(), rooms, sockets).await;
+        match &out {
+            Ok(Renewed::Replaced) => {
+                self.lease.replaced();
+                tracing::error!(node = %self.node_id, epoch = self.epoch, "another start of this node id took its registration: this node's rooms are no longer in the directory");
+            }
+            Ok(r) => {
+                self.lease.renewed(sent);
+                if let Renewed::Lapsed(Taken {
+                    kept,
+                    lost,
+                    rounds_resumed,
+                }) = r
+                {
+                    tracing::error!(
+                        node = %self.node_id,
+                        epoch = self.epoch,
+                        rooms_kept = kept.len(),
+                        rooms_claimed_elsewhere = lost.len(),
+                        rounds_resumed,
+                        "this node's lease had lapsed (the process was paused or cut off from the database): other nodes saw it as gone; it took back the rooms nobody claimed and closes the rest"
+                    );
+                }
+            }
+            Err(e) => self.lease.trouble(Some(e.to_string())),
+        }
+        out
+    }
+
+    /// Whether the node has left the cluster.
+    pub fn left(&self) -> bool {
+        self.lease.left()
+    }
+
+    /// At the end of a drain: this node's rows leave the directory and its lease ends now,
+    /// so no janitor ever takes its closed rooms for lost ones.
+    pub async fn leave(&self) {
+        self.draining.store(true, Relaxed);
+        self.lease.leave();
+        match tokio::time::timeout(Duration::from_secs(3), lease::end(&self.upkeep, self.me()))
+            .await
+        {
+            Ok(Ok(rooms)) => {
+                tracing::info!(node = %self.node_id, rows_removed = rooms, "left the cluster: lease ended, rooms out of the directory")
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the directory could not be told this node left; its lease lapses within 10 s")
+            }
+            Err(_) => tracing::warn!(
+                "the directory did not answer this node's leaving within 3 s; its lease lapses within 10 s"
+            ),
+        }
+    }
+
+    /// The next step of a quick play through this node (`quick::decide`), skipping the
+    /// nodes that did not answer lately (and this one while it drains).
+    pub async fn quick_step(&self, tried: &Tried) -> Result<QuickStep, Busy> {
+        for (node, _) in &tried.unanswered {
+            self.quick.skip(node);
+        }
+        let mut skip = self.quick.skipped();
+        if self.draining() {
+            skip.push(self.node_id.clone());
+        }
+        let asking = Asking {
+            pool: &self.requests,
+            me: self.me(),
+            max_players: self.max_players,
+            skip,
+        };
+        quick::decide(&asking, tried).await
+    }
+
+    /// Sends `call` to `node`'s internal listener, signed as this node.
+    pub async fn send(&self, node: &Owner, call: &Call) -> Result<Answer, Unanswered> {
+        forward::send(&self.secret.secrets(), &self.node_id, node, call).await
+    }
+
+    /// One look of this node's janitor (`janitor`), on the upkeep's pool.
+    pub async fn sweep(&self, janitor: &mut Janitor) -> sqlx::Result<Swept> {
+        let hold_off = self.lease.janitor_holds_off();
+        janitor.sweep(&self.upkeep, &self.node_id, hold_off).await
     }
 }

@@ -16,9 +16,9 @@
 //! rest are refused at once (`Busy`: `503` with `Retry-After`), so quick play never holds
 //! more of the request pool than its share, and never any of the lease's.
 
-use super::directory::{claim_for, mark_full, release};
-use super::node::{Cluster, Owner};
+use super::directory::{Holder, Owner, claim_for, mark_full, release};
 use crate::shared::admission::Source;
+use sqlx::PgPool;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -199,11 +199,11 @@ impl QuickState {
         })
     }
 
-    fn skip(&self, node: &str) {
+    pub(super) fn skip(&self, node: &str) {
         crate::lock::lock(&self.skipped).insert(node.to_string(), Instant::now() + SKIP_FAILED);
     }
 
-    fn skipped(&self) -> Vec<String> {
+    pub(super) fn skipped(&self) -> Vec<String> {
         let mut m = crate::lock::lock(&self.skipped);
         let now = Instant::now();
         m.retain(|_, until| *until > now);
@@ -213,114 +213,116 @@ impl QuickState {
 
 type Tx = sqlx::Transaction<'static, sqlx::Postgres>;
 
-impl Cluster {
-    /// The next step of a quick play, given how the steps so far went (`tried`).
-    pub(super) async fn quick_step(&self, tried: &Tried) -> Result<QuickStep, Busy> {
-        for (node, _) in &tried.unanswered {
-            self.quick.skip(node);
-        }
-        let db = |e: sqlx::Error| Busy::Database(e.to_string());
-        let mut tx = self.requests.begin().await.map_err(db)?;
-        for code in &tried.full {
-            mark_full(&mut *tx, code).await.map_err(db)?;
-        }
-        for (node, code) in &tried.unanswered {
-            if let Some(code) = code {
-                release(&mut *tx, code, node).await.map_err(db)?;
-            }
-        }
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(QUICK_PLAY_LOCK)
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
-        let mut skip = self.quick.skipped();
-        if self.draining() {
-            skip.push(self.node_id.clone());
-        }
-        let step = match self.fullest_lobby(&mut tx, &skip).await.map_err(db)? {
-            Some(step) => step,
-            None => self.new_room(&mut tx, &skip).await.map_err(db)?,
-        };
-        tx.commit().await.map_err(db)?;
-        Ok(step)
-    }
+/// A node's quick play as the decision sees it: where it decides, who it is, how many a
+/// room seats, and the nodes it skips (those that did not answer, itself when draining).
+pub struct Asking<'a> {
+    pub pool: &'a PgPool,
+    pub me: Holder<'a>,
+    pub max_players: u8,
+    pub skip: Vec<String>,
+}
 
-    /// The fullest open lobby on a live node outside `skip`, its seat counted.
-    async fn fullest_lobby(&self, tx: &mut Tx, skip: &[String]) -> sqlx::Result<Option<QuickStep>> {
-        let row: Option<(String, String, i64, String, String)> = sqlx::query_as(
-            "SELECT r.code, n.id, n.epoch, n.public_ws, n.internal_http FROM rooms_live r
-             JOIN nodes n ON n.id = r.node_id AND n.epoch = r.epoch
-             WHERE n.lease_until > now() AND NOT n.draining AND r.state = 'lobby' AND r.open_seats > 0
-               AND NOT (n.id = ANY($1))
-             ORDER BY r.seated DESC, r.code LIMIT 1
-             FOR UPDATE OF r SKIP LOCKED",
-        )
-        .bind(skip)
-        .fetch_optional(&mut **tx)
-        .await?;
-        let Some((code, node_id, epoch, public_ws, internal_http)) = row else {
-            return Ok(None);
-        };
-        sqlx::query(
-            "UPDATE rooms_live SET seated = seated + 1, open_seats = GREATEST(open_seats - 1, 0), updated = now()
-             WHERE code = $1",
-        )
-        .bind(&code)
-        .execute(&mut **tx)
-        .await?;
-        let at = self.at(Owner {
+/// The next step of a quick play, given how the steps so far went (`tried`).
+pub async fn decide(asking: &Asking<'_>, tried: &Tried) -> Result<QuickStep, Busy> {
+    let db = |e: sqlx::Error| Busy::Database(e.to_string());
+    let mut tx = asking.pool.begin().await.map_err(db)?;
+    for code in &tried.full {
+        mark_full(&mut *tx, code).await.map_err(db)?;
+    }
+    for (node, code) in &tried.unanswered {
+        if let Some(code) = code {
+            release(&mut *tx, code, node).await.map_err(db)?;
+        }
+    }
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(QUICK_PLAY_LOCK)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+    let step = match fullest_lobby(&mut tx, asking).await.map_err(db)? {
+        Some(step) => step,
+        None => new_room(&mut tx, asking).await.map_err(db)?,
+    };
+    tx.commit().await.map_err(db)?;
+    Ok(step)
+}
+
+/// The fullest open lobby on a live node outside `skip`, its seat counted.
+async fn fullest_lobby(tx: &mut Tx, asking: &Asking<'_>) -> sqlx::Result<Option<QuickStep>> {
+    let row: Option<(String, String, i64, String, String)> = sqlx::query_as(
+        "SELECT r.code, n.id, n.epoch, n.public_ws, n.internal_http FROM rooms_live r
+         JOIN nodes n ON n.id = r.node_id AND n.epoch = r.epoch
+         WHERE n.lease_until > now() AND NOT n.draining AND r.state = 'lobby' AND r.open_seats > 0
+           AND NOT (n.id = ANY($1))
+         ORDER BY r.seated DESC, r.code LIMIT 1
+         FOR UPDATE OF r SKIP LOCKED",
+    )
+    .bind(&asking.skip)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some((code, node_id, epoch, public_ws, internal_http)) = row else {
+        return Ok(None);
+    };
+    sqlx::query(
+        "UPDATE rooms_live SET seated = seated + 1, open_seats = GREATEST(open_seats - 1, 0), updated = now()
+         WHERE code = $1",
+    )
+    .bind(&code)
+    .execute(&mut **tx)
+    .await?;
+    let at = at(
+        asking,
+        Owner {
             node_id,
             epoch,
             public_ws,
             internal_http,
-        });
-        Ok(Some(QuickStep::SeatIn { code, at }))
-    }
+        },
+    );
+    Ok(Some(QuickStep::SeatIn { code, at }))
+}
 
-    /// A new room's code claimed on the least-loaded live node outside `skip` (this node
-    /// when there is none), with the player's seat counted: the fewest rooms in the
-    /// directory (a room is there from its claim, so this counts rooms opened a moment
-    /// ago), then the fewest sockets, then the lowest id, the same from every node.
-    async fn new_room(&self, tx: &mut Tx, skip: &[String]) -> sqlx::Result<QuickStep> {
-        let node: Option<(String, i64, String, String)> = sqlx::query_as(
-            "SELECT n.id, n.epoch, n.public_ws, n.internal_http FROM nodes n
-             WHERE n.lease_until > now() AND NOT n.draining AND NOT (n.id = ANY($1))
-             ORDER BY (SELECT COUNT(*) FROM rooms_live r WHERE r.node_id = n.id AND r.epoch = n.epoch),
-                      n.sockets, n.id
-             LIMIT 1",
-        )
-        .bind(skip)
-        .fetch_optional(&mut **tx)
-        .await?;
-        let Some((node_id, epoch, public_ws, internal_http)) = node else {
-            return Ok(QuickStep::OpenHere { code: None });
-        };
-        let max = self.max_players as i64;
-        for _ in 0..8 {
-            let code = crate::shared::registry::room_code();
-            if claim_for(&mut **tx, &code, &node_id, epoch, max, 1).await? {
-                return Ok(
-                    match self.at(Owner {
-                        node_id,
-                        epoch,
-                        public_ws,
-                        internal_http,
-                    }) {
-                        At::Here => QuickStep::OpenHere { code: Some(code) },
-                        At::There(node) => QuickStep::OpenOn { node, code },
-                    },
-                );
-            }
+/// A new room's code claimed on the least-loaded live node outside `skip` (this node
+/// when there is none), with the player's seat counted: the fewest rooms in the
+/// directory (a room is there from its claim, so this counts rooms opened a moment
+/// ago), then the fewest sockets, then the lowest id, the same from every node.
+async fn new_room(tx: &mut Tx, asking: &Asking<'_>) -> sqlx::Result<QuickStep> {
+    let node: Option<(String, i64, String, String)> = sqlx::query_as(
+        "SELECT n.id, n.epoch, n.public_ws, n.internal_http FROM nodes n
+         WHERE n.lease_until > now() AND NOT n.draining AND NOT (n.id = ANY($1))
+         ORDER BY (SELECT COUNT(*) FROM rooms_live r WHERE r.node_id = n.id AND r.epoch = n.epoch),
+                  n.sockets, n.id
+         LIMIT 1",
+    )
+    .bind(&asking.skip)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some((node_id, epoch, public_ws, internal_http)) = node else {
+        return Ok(QuickStep::OpenHere { code: None });
+    };
+    let max = asking.max_players as i64;
+    for _ in 0..8 {
+        let code = crate::shared::registry::room_code();
+        if claim_for(&mut **tx, &code, &node_id, epoch, max, 1).await? {
+            let owner = Owner {
+                node_id,
+                epoch,
+                public_ws,
+                internal_http,
+            };
+            return Ok(match at(asking, owner) {
+                At::Here => QuickStep::OpenHere { code: Some(code) },
+                At::There(node) => QuickStep::OpenOn { node, code },
+            });
         }
-        Ok(QuickStep::OpenHere { code: None })
     }
+    Ok(QuickStep::OpenHere { code: None })
+}
 
-    fn at(&self, owner: Owner) -> At {
-        if owner.node_id == self.node_id && owner.epoch == self.epoch {
-            At::Here
-        } else {
-            At::There(owner)
-        }
+fn at(asking: &Asking<'_>, owner: Owner) -> At {
+    if owner.node_id == asking.me.node_id && owner.epoch == asking.me.epoch {
+        At::Here
+    } else {
+        At::There(owner)
     }
 }

@@ -7,9 +7,10 @@
 //! file again when it changed. A database that cannot be reached is retried at the next
 //! beat; rounds play on meanwhile. It ends when the server is gone or the node has left.
 
+use super::directory::{Row, Taken};
 use super::janitor::Janitor;
-use super::lease::{Renewed, Row};
-use super::node::{Cluster, RENEW_EVERY_S};
+use super::lease::{RENEW_EVERY_S, Renewed};
+use super::node::Cluster;
 use crate::shared::Shared;
 use crate::shared::registry::RoomCmd;
 use crate::wire::messages::RoomState;
@@ -35,7 +36,7 @@ pub async fn keep(shared: Weak<Shared>, cluster: Arc<Cluster>) {
             let rooms: Vec<(String, Row)> =
                 now.iter().map(|(c, r)| (c.clone(), r.clone())).collect();
             match cluster.renew(&rooms, sockets).await {
-                Ok(Renewed::Lapsed { kept, lost, .. }) => {
+                Ok(Renewed::Lapsed(Taken { kept, lost, .. })) => {
                     // The directory holds what the taking back wrote: publish from there.
                     published = now
                         .iter()
@@ -60,7 +61,7 @@ pub async fn keep(shared: Weak<Shared>, cluster: Arc<Cluster>) {
             }
         }
         if beat.is_multiple_of(super::janitor::EVERY_S)
-            && let Err(e) = janitor.sweep(&cluster).await
+            && let Err(e) = cluster.sweep(&mut janitor).await
         {
             tracing::warn!(error = %e, "the janitor could not close a lost node's rounds");
         }

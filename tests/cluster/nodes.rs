@@ -327,7 +327,7 @@ async fn a_killed_nodes_rooms_are_gone_within_its_lease_and_its_round_aborted_on
     let cluster = b[0].directory.cluster().expect("B is clustered");
     let mut janitor = undercooked::cluster::Janitor::default();
     for _ in 0..2 {
-        let again = janitor.sweep(cluster).await.expect("janitor");
+        let again = cluster.sweep(&mut janitor).await.expect("janitor");
         assert_eq!(
             again.rounds_aborted, 0,
             "a second janitor finds nothing left to abort"
@@ -483,7 +483,7 @@ async fn two_janitors_at_the_same_instant_abort_a_lost_round_once() {
             .expect("join the cluster");
         let node = std::sync::Arc::new(node);
         let mut janitor = Janitor::default();
-        let first = janitor.sweep(&node).await.expect("a first look");
+        let first = node.sweep(&mut janitor).await.expect("a first look");
         assert_eq!(
             first.rounds_aborted, 0,
             "a node seen lapsed once is not acted on"
@@ -498,7 +498,7 @@ async fn two_janitors_at_the_same_instant_abort_a_lost_round_once() {
             let gate = gate.clone();
             tokio::spawn(async move {
                 gate.wait().await;
-                janitor.sweep(&node).await
+                node.sweep(&mut janitor).await
             })
         })
         .collect();
