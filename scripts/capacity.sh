@@ -19,11 +19,14 @@ pkill -f "serve --bind 127.0.0.1:8790"
 # A server left with a thousand rooms takes a while to go: wait, or the new one cannot bind.
 for _ in $(seq 100); do pgrep -f "serve --bind 127.0.0.1:8790" > /dev/null || break; sleep 0.1; done
 rm -rf /tmp/lt
-# Every load client is 127.0.0.1: the per-address, pending-socket and new-session caps are lifted.
+# Every load client is 127.0.0.1: the per-address, pending-socket and new-session caps and the shares and budgets are lifted.
 if [ -n "$DB" ]; then
   export UNDERCOOKED_SESSION_KEY_FILE=/tmp/lt-session.key UNDERCOOKED_DRAIN_GRACE_S=0
 fi
 (UNDERCOOKED_MAX_CONNECTIONS_PER_IP=1000000 UNDERCOOKED_MAX_PENDING_SOCKETS=1000000 \
+  UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP=1000000 UNDERCOOKED_REQUESTS_PER_S=1000000 \
+  UNDERCOOKED_REQUEST_BURST=1000000 UNDERCOOKED_UPGRADES_PER_S=1000000 UNDERCOOKED_UPGRADE_BURST=1000000 \
+  UNDERCOOKED_ROOMS_PER_SESSION=1000000 UNDERCOOKED_ROOMS_PER_IP=1000000 \
   UNDERCOOKED_NEW_SESSIONS_PER_MIN=100000 \
   ./target/release/undercooked serve --bind 127.0.0.1:8790 --data-dir /tmp/lt ${DB:+--db "$DB"} > /tmp/lt.log 2>&1 &)
 # Up once it answers (a PostgreSQL history takes longer to open than 1.5 s, at most 15 s).

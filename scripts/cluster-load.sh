@@ -53,9 +53,12 @@ as_pg "$BIN/pg_ctl" -D "$W/pg" -l "$W/pg/postgres.log" -w \
 PGPID=$(head -1 "$W/pg/postmaster.pid")
 export UNDERCOOKED_DB="postgres://postgres@127.0.0.1:$PGPORT/undercooked"
 export UNDERCOOKED_SESSION_KEY_FILE="$W/session.key"
-# Every load client is 127.0.0.1: the per-address, pending-socket and new-session caps are
+# Every load client is 127.0.0.1: the per-address, pending-socket and new-session caps, shares and budgets are
 # lifted, as capacity.sh does; a stopped node does not wait for its rounds.
 export UNDERCOOKED_MAX_CONNECTIONS_PER_IP=1000000 UNDERCOOKED_MAX_PENDING_SOCKETS=1000000 \
+  UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP=1000000 UNDERCOOKED_REQUESTS_PER_S=1000000 \
+  UNDERCOOKED_REQUEST_BURST=1000000 UNDERCOOKED_UPGRADES_PER_S=1000000 UNDERCOOKED_UPGRADE_BURST=1000000 \
+  UNDERCOOKED_ROOMS_PER_SESSION=1000000 UNDERCOOKED_ROOMS_PER_IP=1000000 \
   UNDERCOOKED_NEW_SESSIONS_PER_MIN=100000 UNDERCOOKED_DRAIN_GRACE_S=0
 URLS=()
 for port in "${PORTS[@]}"; do

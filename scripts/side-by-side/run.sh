@@ -139,11 +139,14 @@ measure colyseus "$port" "$tmp/colyseus.log" > "$tmp/colyseus.json"
 cat "$tmp/colyseus.json"
 
 # ---- Undercooked ------------------------------------------------------------------------
-# Every bot connects from 127.0.0.1: the per-address, pending-socket and new-session caps
+# Every bot connects from 127.0.0.1: the per-address, pending-socket and new-session caps, shares and budgets
 # are lifted (Colyseus has none).
 port=$(free_port)
 mkdir "$tmp/uc-data"
 (cd "$tmp" && UNDERCOOKED_MAX_CONNECTIONS_PER_IP=1000000 UNDERCOOKED_MAX_PENDING_SOCKETS=1000000 \
+  UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP=1000000 UNDERCOOKED_REQUESTS_PER_S=1000000 \
+  UNDERCOOKED_REQUEST_BURST=1000000 UNDERCOOKED_UPGRADES_PER_S=1000000 UNDERCOOKED_UPGRADE_BURST=1000000 \
+  UNDERCOOKED_ROOMS_PER_SESSION=1000000 UNDERCOOKED_ROOMS_PER_IP=1000000 \
   UNDERCOOKED_NEW_SESSIONS_PER_MIN=100000 \
   exec "$bin" serve --bind "127.0.0.1:$port" --data-dir "$tmp/uc-data" --levels "$root/levels") \
   > "$tmp/undercooked.log" 2>&1 &

@@ -228,7 +228,10 @@ impl Directory {
             Some(c) => c.quick_step(tried).await,
             None => Ok(shared
                 .rooms
-                .open_lobbies(shared.config.max_players)
+                .open_lobbies(
+                    shared.config.max_players,
+                    std::time::Duration::from_secs(shared.config.unclaimed_seat_s),
+                )
                 .into_iter()
                 .find(|code| !tried.full.contains(code))
                 .map_or(QuickStep::OpenHere { code: None }, |code| {

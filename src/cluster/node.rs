@@ -167,10 +167,10 @@ impl Cluster {
     }
 
     /// Claims `code` for a room about to open here: false when a room anywhere holds it (or
-    /// a lost node held it within the hour).
+    /// a lost node held it within the hour). It shows no open seats until a person has
+    /// come to it (the next publish says so): quick play seats no one in a reservation.
     pub async fn claim_code(&self, code: &str) -> sqlx::Result<bool> {
-        let max = self.max_players as i64;
-        directory::claim_for(&self.requests, code, &self.node_id, self.epoch, max, 0).await
+        directory::claim_for(&self.requests, code, &self.node_id, self.epoch, 0, 0).await
     }
 
     /// The live node that holds room `code`, if any.

@@ -74,6 +74,7 @@ pub async fn keep(shared: Weak<Shared>, cluster: Arc<Cluster>) {
 /// This node's rooms as the directory shows them.
 fn rows(shared: &Shared, cluster: &Cluster) -> BTreeMap<String, Row> {
     let max = shared.config.max_players as i64;
+    let grace = std::time::Duration::from_secs(shared.config.unclaimed_seat_s);
     shared
         .rooms
         .by_code()
@@ -86,7 +87,11 @@ fn rows(shared: &Shared, cluster: &Cluster) -> BTreeMap<String, Row> {
                 level: h.info.level(),
                 seated,
                 spectators: h.info.spectators() as i64,
-                open_seats: if state == RoomState::Lobby && !cluster.draining() {
+                // Quick play on any node seats strangers only where a person has come.
+                open_seats: if state == RoomState::Lobby
+                    && !cluster.draining()
+                    && h.info.welcomes_strangers(grace)
+                {
                     (max - seated).max(0)
                 } else {
                     0

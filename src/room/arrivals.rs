@@ -1,6 +1,8 @@
 //! Seats and connections: who arrives (an HTTP reservation, a socket's `hello`), who comes
 //! back (a rejoin, an eviction of the older socket), who leaves (a drop, a kill, a seat
-//! given up after the grace), the host's crown, and a room left empty.
+//! given up after the grace), the host's crown, and a room left empty. A room that is only
+//! HTTP reservations (no person's socket ever came) is given up within the unclaimed-seat
+//! grace (`UNDERCOOKED_UNCLAIMED_SEAT_S`), not held like a room people are in.
 //!
 //! While a round is on, every change of a seat's connection is a record in the round log
 //! (a seat reserved over HTTP but never connected was in the round as disconnected from
@@ -135,6 +137,10 @@ impl Room {
             }
         };
         self.empty_since = None;
+        if seat.is_some() {
+            // A person is here: quick play may seat strangers with them now.
+            self.info.welcome();
+        }
         tracing::info!(room = %self.code, seat = ?seat, rejoined, "hello accepted");
         self.welcome(link.id, &token, rejoined);
         self.broadcast_lobby();
@@ -277,15 +283,22 @@ impl Room {
         true
     }
 
-    /// Seats disconnected longer than the guest idle timeout are given up.
+    /// Seats disconnected longer than the guest idle timeout are given up; in the lobby, a
+    /// seat reserved over HTTP whose socket never came, after the (shorter) unclaimed-seat
+    /// grace: a reservation alone holds no seat, no crown and no room for long.
     pub(super) fn abandon_idle_seats(&mut self, now: Instant) {
         let grace = Duration::from_secs(self.shared.config.guest_idle_timeout_s);
+        let unclaimed = Duration::from_secs(self.shared.config.unclaimed_seat_s);
+        let lobby = matches!(self.phase, Phase::Lobby);
         for seat in 0..self.seats.list.len() as u8 {
-            let expired = self
-                .seats
-                .get(seat)
-                .and_then(|s| s.disconnected_at)
-                .is_some_and(|t| now.duration_since(t) >= grace);
+            let expired = self.seats.get(seat).is_some_and(|s| {
+                let grace = match lobby && !s.ever_connected {
+                    true => unclaimed.min(grace),
+                    false => grace,
+                };
+                s.disconnected_at
+                    .is_some_and(|t| now.duration_since(t) >= grace)
+            });
             if !expired {
                 continue;
             }
@@ -311,7 +324,11 @@ impl Room {
         let since = *self.empty_since.get_or_insert(now);
         let idle = matches!(self.phase, Phase::Lobby | Phase::RoundEnd { .. });
         let grace = Duration::from_secs(self.shared.config.empty_room_grace_s);
-        if idle && now.duration_since(since) >= grace {
+        // A room no person ever connected to is reservations alone: it closes once the
+        // unclaimed-seat grace from its opening is over (its last seat given up then).
+        let unclaimed = Duration::from_secs(self.shared.config.unclaimed_seat_s);
+        let stillborn = !self.info.welcomed() && now.duration_since(self.opened) >= unclaimed;
+        if idle && (stillborn || now.duration_since(since) >= grace) {
             self.phase = Phase::Closed;
             let gone = Refusal::new(code::ROOM_GONE, "the room closed");
             for s in std::mem::take(&mut self.seats.spectators) {

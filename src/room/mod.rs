@@ -33,7 +33,7 @@ use crate::net::threads::Placement;
 use crate::net::{Frame, Ticks};
 use crate::shared::Shared;
 use crate::shared::census::Census;
-use crate::shared::registry::{RoomCmd, RoomHandle, RoomInfo};
+use crate::shared::registry::{Opener, RoomCmd, RoomHandle, RoomInfo};
 use crate::wire::messages::{Refusal, RoomMsg, ServerMsg, allowed_in, close, code};
 use phase::Phase;
 use seats::{Conn, Seats};
@@ -68,14 +68,19 @@ pub struct Room {
 /// Creates a room, registers it and starts its task. `None` when the process is at
 /// `max_rooms`.
 pub fn spawn(shared: &Arc<Shared>) -> Option<(String, RoomHandle)> {
-    spawn_as(shared, None)
+    spawn_as(shared, None, Opener::default())
 }
 
-/// A new room under `code` (claimed in the cluster's directory first), or a fresh code.
-pub fn spawn_as(shared: &Arc<Shared>, code: Option<String>) -> Option<(String, RoomHandle)> {
+/// A new room under `code` (claimed in the cluster's directory first), or a fresh code,
+/// opened by `opener`.
+pub fn spawn_as(
+    shared: &Arc<Shared>,
+    code: Option<String>,
+    opener: Opener,
+) -> Option<(String, RoomHandle)> {
     let placement = shared.threads.pick();
     let max = shared.config.max_rooms;
-    let Some((code, handle, rx)) = shared.rooms.open(max, placement.thread, code) else {
+    let Some((code, handle, rx)) = shared.rooms.open(max, placement.thread, code, opener) else {
         shared.threads.leave(placement);
         return None;
     };

@@ -8,15 +8,18 @@
 //! when it passes. A body must then arrive within the same window (`408`). A reserve permit
 //! is served once, with a window of at most 2 s, and only for `/healthz`, `/metrics`,
 //! `/api/stats` and `/ws/` (where the socket's `hello` must return a seated player).
+//! Each request then takes a token from its address's request budget (and an upgrade one
+//! from the upgrade budget) before anything else: past it, `429` with `Retry-After`.
 //!
 //! When `accept` itself fails for want of descriptors or memory (`EMFILE`, `ENFILE`,
 //! `ENOBUFS`, `ENOMEM`) the loop backs off (10 ms doubling to 1 s) instead of spinning on
 //! the waiting connection, and says so at most once a second, with how many it held back.
 
-use super::reply::{busy, busy_body, refuse};
+use super::reply::{busy, busy_body, refuse, refuse_retry};
 use super::upgrade;
 use crate::shared::Shared;
 use crate::shared::admission::{Permit, Refused};
+use crate::wire::messages::code;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::future::Future;
@@ -151,6 +154,9 @@ async fn answer<R: Routes>(
         return busy(Refused::ReserveOnly);
     }
     req.extensions_mut().insert(permit.source());
+    if let Some(over) = over_budget(&req, shared, permit) {
+        return over;
+    }
     if let Some(resp) = upgrade::try_upgrade(&mut req, shared, permit) {
         return resp;
     }
@@ -169,6 +175,34 @@ async fn answer<R: Routes>(
             "the request's body did not arrive in time",
         ),
     }
+}
+
+/// A request past its address's budget (`shared::budget`): every request takes a token
+/// from `requests`, a socket upgrade one from `upgrades` as well, before anything is done
+/// for it (no route runs, no session is looked up). Past it: `429` with `Retry-After`.
+fn over_budget(
+    req: &http::Request<hyper::body::Incoming>,
+    shared: &Shared,
+    permit: &Permit,
+) -> Option<Response> {
+    let (source, now) = (permit.source(), Instant::now());
+    let upgrade = req.uri().path().starts_with("/ws/");
+    let taken = shared
+        .requests
+        .take(source, now)
+        .and_then(|()| match upgrade {
+            true => shared.upgrades.take(source, now),
+            false => Ok(()),
+        });
+    let wait = taken.err()?;
+    shared.admission.refuse(Refused::RequestBudget);
+    let after_s = wait.as_secs_f64().ceil().clamp(1.0, 3600.0) as u32;
+    Some(refuse_retry(
+        StatusCode::TOO_MANY_REQUESTS,
+        code::RATE_LIMITED,
+        Refused::RequestBudget.why(),
+        after_s,
+    ))
 }
 
 /// What a reserve permit is kept for.

@@ -142,6 +142,11 @@ fn rooms(r: &mut Registry, shared: &Shared) {
         gauge(shared.sessions.cached() as i64),
     );
     r.register(
+        "session_lookups",
+        "Tokens looked up in the database (not in the session cache)",
+        counter(shared.sessions.lookups()),
+    );
+    r.register(
         "memory_peak_bytes",
         "Peak resident memory",
         gauge((memory_mb() * 1024.0 * 1024.0) as i64),

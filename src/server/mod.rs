@@ -107,6 +107,8 @@ pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<N
     let clustered = shared
         .store()
         .is_some_and(|s| s.dialect() == crate::store::db::Dialect::Postgres);
+    // The rounds its last run left without a result, folded from their files.
+    tokio::spawn(torn::reindex(Arc::downgrade(&shared)));
     if !clustered {
         return Ok(Node {
             shared,
@@ -122,7 +124,6 @@ pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<N
         .local_addr()
         .map_err(|error| JoinError::Bind { addr, error })?;
     let directory = Arc::new(Directory::join(&shared, public, bound).await?);
-    tokio::spawn(torn::reindex(Arc::downgrade(&shared)));
     Ok(Node {
         shared,
         directory,

@@ -73,7 +73,7 @@ pub async fn quick(
             Outcome::Unanswered => tried.unanswered(&step),
         }
     }
-    Ok(open_here(&shared, &directory, None, &who).await)
+    Ok(open_here(&shared, &directory, None, &who, from).await)
 }
 
 fn busy(why: &str) -> Response {
@@ -104,7 +104,8 @@ async fn carry_out(
 ) -> Outcome {
     match step {
         QuickStep::SeatIn { code, at: At::Here } => {
-            super::rooms_api::open_if_claimed(shared, directory, code).await;
+            let opener = super::rooms_api::opener(who, from, true);
+            super::rooms_api::open_if_claimed(shared, directory, code, opener).await;
             match reserve(shared, code, who).await {
                 Ok(r) if r.seat.is_some() => {
                     Outcome::Seated(reservation_reply(directory, StatusCode::OK, code, r))
@@ -120,7 +121,7 @@ async fn carry_out(
             ask(directory, node, path, who, from, 200).await
         }
         QuickStep::OpenHere { code } => {
-            Outcome::Seated(open_here(shared, directory, code.clone(), who).await)
+            Outcome::Seated(open_here(shared, directory, code.clone(), who, from).await)
         }
         QuickStep::OpenOn { node, code } => {
             let path = format!("/internal/rooms/{code}/open");
@@ -170,8 +171,10 @@ async fn open_here(
     directory: &Directory,
     code: Option<String>,
     who: &SeatRequest,
+    from: Option<Source>,
 ) -> Response {
-    let room = match open_room_as(shared, directory, code).await {
+    let opener = super::rooms_api::opener(who, from, true);
+    let room = match open_room_as(shared, directory, code, opener).await {
         Ok((room, _)) => room,
         Err(refusal) => return refusal,
     };

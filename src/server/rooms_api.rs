@@ -14,7 +14,7 @@ use super::seat::{SeatRequest, passed_on, reservation_reply, reserve, seat_reque
 use crate::cluster::{Call, Directory, NoCode, Place, Reached};
 use crate::shared::Shared;
 use crate::shared::admission::Source;
-use crate::shared::registry::{RoomCmd, RoomHandle};
+use crate::shared::registry::{Opener, RoomCmd, RoomHandle};
 use crate::wire::messages::{Refusal, code};
 use serde::Deserialize;
 use serde_json::json;
@@ -42,11 +42,13 @@ fn storage_unavailable(why: impl Into<String>) -> Response {
 }
 
 /// Opens a room on this node under `code` (claimed by quick play), or under a code the
-/// directory gives (in a cluster: claimed there first; a draining node opens none).
+/// directory gives (in a cluster: claimed there first; a draining node opens none), for
+/// `opener`, within its shares (`shares_refuse`).
 pub(super) async fn open_room_as(
     shared: &Arc<Shared>,
     directory: &Directory,
     code: Option<String>,
+    opener: Opener,
 ) -> Result<(String, RoomHandle), Response> {
     let full = || {
         let why = format!(
@@ -55,8 +57,8 @@ pub(super) async fn open_room_as(
         );
         refuse(StatusCode::CONFLICT, code::ROOM_FULL, why)
     };
-    if shared.rooms.len() >= shared.config.max_rooms {
-        return Err(full());
+    if let Some(refused) = shares_refuse(shared, &opener) {
+        return Err(refused);
     }
     let code = match code {
         Some(code) => Some(code),
@@ -77,16 +79,67 @@ pub(super) async fn open_room_as(
             }
         },
     };
-    let opened = crate::room::spawn_as(shared, code).ok_or_else(full)?;
+    let opened = crate::room::spawn_as(shared, code, opener).ok_or_else(full)?;
     directory.opened(&opened.0);
     Ok(opened)
 }
 
+/// The rooms are shared out: one session holds at most `rooms_per_session` open at once,
+/// one address `rooms_per_ip`, and the last quarter of `max_rooms` is kept for addresses
+/// the server has let a socket in from (`Shared::known`). Past a share: `429` with
+/// `Retry-After` (the unclaimed-seat grace: a room nobody came to is gone by then); past
+/// the whole: `409 room_full`.
+fn shares_refuse(shared: &Shared, opener: &Opener) -> Option<Response> {
+    let c = &shared.config;
+    let (by_session, by_address) = shared.rooms.held_by(opener.token.as_deref(), opener.source);
+    let share = |why: String| {
+        let after = c.unclaimed_seat_s.clamp(1, 3600) as u32;
+        refuse_retry(
+            StatusCode::TOO_MANY_REQUESTS,
+            code::RATE_LIMITED,
+            why,
+            after,
+        )
+    };
+    if by_session >= c.rooms_per_session as usize {
+        return Some(share(format!(
+            "your session holds {by_session} open rooms, its share; play in one or leave one first"
+        )));
+    }
+    if by_address >= c.rooms_per_ip as usize {
+        return Some(share(format!(
+            "your address holds {by_address} open rooms, its share; try again when one closes"
+        )));
+    }
+    let open = shared.rooms.len();
+    let known = opener.source.is_some_and(|s| shared.known.knows(s));
+    let reserve = c.max_rooms / 4;
+    if open >= c.max_rooms || (!known && open >= c.max_rooms - reserve) {
+        let why = format!("the server is at its limit of {} rooms", c.max_rooms);
+        return Some(refuse(StatusCode::CONFLICT, code::ROOM_FULL, why));
+    }
+    None
+}
+
 /// Opens room `code` here when quick play claimed it for this node and it is not open yet
 /// (its first player may arrive before the request that opens it).
-pub(super) async fn open_if_claimed(shared: &Arc<Shared>, directory: &Directory, code: &str) {
+pub(super) async fn open_if_claimed(
+    shared: &Arc<Shared>,
+    directory: &Directory,
+    code: &str,
+    opener: Opener,
+) {
     if shared.rooms.get(code).is_none() && directory.may_open(code).await {
-        let _ = open_room_as(shared, directory, Some(code.to_string())).await;
+        let _ = open_room_as(shared, directory, Some(code.to_string()), opener).await;
+    }
+}
+
+/// Who opens a room for `who` from `from` (`quick`: quick play does).
+pub(super) fn opener(who: &SeatRequest, from: Option<Source>, quick: bool) -> Opener {
+    Opener {
+        token: Some(who.token.clone()),
+        source: from,
+        quick,
     }
 }
 
@@ -109,7 +162,7 @@ pub async fn create_room(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
-    let (room, _) = match open_room_as(&shared, &directory, None).await {
+    let (room, _) = match open_room_as(&shared, &directory, None, opener(&who, from, false)).await {
         Ok(opened) => opened,
         Err(refusal) => return Ok(refusal),
     };
@@ -210,7 +263,7 @@ async fn seat_here(
         Ok(who) => who,
         Err(r) => return *r,
     };
-    open_if_claimed(&shared, &directory, &room).await;
+    open_if_claimed(&shared, &directory, &room, opener(&who, from, true)).await;
     match reserve(&shared, &room, &who).await {
         Ok(r) => reservation_reply(&directory, status, &room, r),
         Err(c) => {
@@ -236,10 +289,11 @@ pub async fn solo(
         Ok(who) => who,
         Err(r) => return Ok(*r),
     };
-    let (room, handle) = match open_room_as(&shared, &directory, None).await {
-        Ok(opened) => opened,
-        Err(refusal) => return Ok(refusal),
-    };
+    let (room, handle) =
+        match open_room_as(&shared, &directory, None, opener(&who, from, false)).await {
+            Ok(opened) => opened,
+            Err(refusal) => return Ok(refusal),
+        };
     let (reply, rx) = oneshot::channel();
     let cmd = RoomCmd::Solo {
         token: who.token,

@@ -1,7 +1,8 @@
 //! A socket's task: the connection's side that the room does not do. It reads the socket
 //! while its phase says so (before the room takes its `hello`, and after the server closed
 //! it: `net::Phase::reader`), passes the `hello` and what follows it to the room, writes out
-//! a backlog the kernel refused, and keeps the socket's clocks: the 5 s handshake window,
+//! a backlog the kernel refused, and keeps the socket's clocks: the handshake window (5 s,
+//! down to 1 s as the places of sockets without `hello` fill: `shared::pending`),
 //! the 12 s heartbeat (from when the client last sent anything, whoever read it), the 12 s
 //! a backlog may go unwritten, and the 3 s drain after the server's close.
 //!
@@ -20,6 +21,7 @@ use crate::net::{Connection, Frame, Heard, Link, Phase, Reader};
 use crate::shared::Shared;
 use crate::shared::admission::Permit;
 use crate::shared::census::SocketState;
+use crate::shared::pending::Pending;
 use crate::shared::registry::{RoomCmd, RoomHandle};
 use crate::wire::messages::{
     MIN_SUPPORTED_VERSION, PROTOCOL_VERSION, Refusal, ServerMsg, close, code, limits,
@@ -45,6 +47,7 @@ pub async fn serve(
     room: Option<RoomHandle>,
     shared: Arc<Shared>,
     permit: Arc<Permit>,
+    pending: Pending,
 ) {
     // The census counted this socket as `Handshake` when its upgrade was answered.
     let mut task = Task {
@@ -54,6 +57,8 @@ pub async fn serve(
         joined: false,
         shared: shared.clone(),
         permit,
+        pending: Some(pending),
+        known: false,
         state: SocketState::Handshake,
         backoff: Backoff::default(),
         next_read: Instant::now(),
@@ -78,6 +83,11 @@ struct Task {
     /// The connection's permit: its address (new sessions are counted by it), and whether
     /// it is a reserve permit (then only a seated player's `hello` is let in).
     permit: Arc<Permit>,
+    /// Its place among the sockets that have not said `hello` (`shared::pending`), given
+    /// back when it leaves `AwaitingHello`.
+    pending: Option<Pending>,
+    /// Its address has been noted as let in (`Shared::known`).
+    known: bool,
     /// The state the census counts this socket in.
     state: SocketState,
     backoff: Backoff,
@@ -111,7 +121,7 @@ impl Task {
                 continue;
             }
             let deadline = match phase {
-                Phase::AwaitingHello => opened + Duration::from_secs(limits::HANDSHAKE_S),
+                Phase::AwaitingHello => opened + self.shared.pending.hello_window(),
                 Phase::HelloSent | Phase::Joined => conn.last_seen() + HEARTBEAT,
                 Phase::Draining { since } => since + DRAIN,
                 // The close waits behind the backlog: the stall rule bounds it.
@@ -184,12 +194,20 @@ impl Task {
 
     /// Moves this socket in the census when its state changed.
     fn census_state(&mut self, phase: Phase) {
+        if phase == Phase::Joined && !self.known {
+            // The room let it in: its address is one the pending reserve is kept for.
+            self.shared.known.note(self.permit.source());
+            self.known = true;
+        }
         let now = match phase {
             Phase::AwaitingHello => SocketState::Handshake,
             Phase::HelloSent | Phase::Joined => SocketState::Joined,
             _ => SocketState::Closing,
         };
         if now != self.state {
+            if now != SocketState::Handshake {
+                self.pending = None;
+            }
             self.shared.census.socket_moved(Some(self.state), Some(now));
             self.state = now;
         }

@@ -1,23 +1,25 @@
-//! The rounds a node was killed in, reindexed once at its start: the replay uploads (on
-//! PostgreSQL) find the local files the database lacks or holds shorter, and a torn one's
-//! round may have events the history never received, so each is reindexed through the code
-//! `undercooked reindex` runs for one file. The re-run that judges each file runs on a
-//! blocking thread, off the rooms and the async threads.
+//! The rounds a node was killed in, reindexed once at its start, alone or in a cluster: the
+//! local replay files whose round the history has not finished (`store::unfinished` on a
+//! node alone; on PostgreSQL the replay uploads, which also find the files the database
+//! lacks or holds shorter). Such a round may have events, or its whole result, that the
+//! history never received, so each is reindexed through the code `undercooked reindex` runs
+//! for one file. The re-run that judges each file runs on a blocking thread, off the rooms
+//! and the async threads.
 
 use crate::shared::Shared;
 use std::sync::Weak;
 
-/// Reindexes the torn rounds' files the replay uploads found at start, one at a time. The
+/// Reindexes the unfinished rounds' files the start found, one at a time. The
 /// writes are idempotent, so a file reindexed twice (a crash during this, or a hand-run
 /// `reindex` meanwhile) changes nothing the second time. Each file's round is also stored
 /// whole in `replay_files`, in the same transaction.
 pub async fn reindex(shared: Weak<Shared>) {
     let (files, store) = {
         let Some(s) = shared.upgrade() else { return };
-        let (Some(uploads), Some(store)) = (s.uploads(), s.store()) else {
+        let Some(store) = s.store() else {
             return;
         };
-        (uploads.take_torn(), store.clone())
+        (s.take_unfinished(), store.clone())
     };
     if files.is_empty() {
         return;

@@ -10,8 +10,9 @@ use super::reply::{busy, refuse};
 use super::socket::serve;
 use crate::net::{Connection, Limits, Ticks};
 use crate::shared::Shared;
-use crate::shared::admission::{Permit, Refused};
+use crate::shared::admission::Permit;
 use crate::shared::census::SocketState;
+use crate::shared::pending::Pending;
 use hyper::body::Incoming;
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
@@ -71,19 +72,30 @@ pub fn try_upgrade(
         Ok(key) => key,
         Err(refused) => return Some(*refused),
     };
-    // Sockets that have not said hello are capped: past it, refused before the upgrade.
-    let pending = shared.census.sockets_in(SocketState::Handshake);
-    if pending >= shared.config.connections.pending_sockets as u64 {
-        shared.admission.refuse(Refused::PendingSockets);
-        return Some(busy(Refused::PendingSockets));
-    }
+    // Sockets that have not said hello are capped, and one address holds only its share
+    // of the places (the last of them kept for addresses let in before): past it, refused
+    // before the upgrade.
+    let source = permit.source();
+    let pending = match shared.pending.admit(source, shared.known.knows(source)) {
+        Ok(pending) => pending,
+        Err(why) => {
+            shared.admission.refuse(why);
+            return Some(busy(why));
+        }
+    };
     // Counted as waiting for hello from now, before the client sees its 101, so the cap
     // holds against sockets opened back to back; `serve` moves it on from there.
     shared
         .census
         .socket_moved(None, Some(SocketState::Handshake));
     let on_upgrade = hyper::upgrade::on(&mut *req);
-    tokio::spawn(take_over(on_upgrade, code, shared.clone(), permit.clone()));
+    tokio::spawn(take_over(
+        on_upgrade,
+        code,
+        shared.clone(),
+        permit.clone(),
+        pending,
+    ));
     Some(switching_protocols(&key))
 }
 
@@ -141,7 +153,13 @@ fn switching_protocols(key: &str) -> Response {
 /// Once hyper hands the connection over: its own TCP stream, taken off this runtime to
 /// its room's thread (`net::threads`), where the room writes frames to it directly and
 /// its task serves it.
-async fn take_over(on_upgrade: OnUpgrade, code: String, shared: Arc<Shared>, permit: Arc<Permit>) {
+async fn take_over(
+    on_upgrade: OnUpgrade,
+    code: String,
+    shared: Arc<Shared>,
+    permit: Arc<Permit>,
+    pending: Pending,
+) {
     // A socket that never got going leaves the census's handshake count.
     let lost = |shared: &Shared| {
         shared
@@ -174,7 +192,7 @@ async fn take_over(on_upgrade: OnUpgrade, code: String, shared: Arc<Shared>, per
         let ticks = room.as_ref().map_or_else(Ticks::none, |r| r.ticks.clone());
         let id = shared.conn_id();
         let conn = Connection::new(id, stream, early, limits(&shared), ticks);
-        serve(conn, code, room, shared, permit).await;
+        serve(conn, code, room, shared, permit, pending).await;
     });
 }
 

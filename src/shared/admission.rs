@@ -30,16 +30,22 @@ pub enum Refused {
     PerAddress,
     /// A socket past the cap on sockets that have not said `hello`.
     PendingSockets,
+    /// A socket past its address's share of those.
+    PendingPerAddress,
     /// A reserve connection asked for something the reserve is not kept for.
     ReserveOnly,
+    /// A request past its address's budget (answered `429`, not `503`).
+    RequestBudget,
 }
 
 impl Refused {
-    pub const ALL: [Refused; 4] = [
+    pub const ALL: [Refused; 6] = [
         Refused::Full,
         Refused::PerAddress,
         Refused::PendingSockets,
+        Refused::PendingPerAddress,
         Refused::ReserveOnly,
+        Refused::RequestBudget,
     ];
 
     /// The reason's label in `/metrics` and `/api/stats`.
@@ -48,7 +54,9 @@ impl Refused {
             Refused::Full => "full",
             Refused::PerAddress => "per_address",
             Refused::PendingSockets => "pending_sockets",
+            Refused::PendingPerAddress => "pending_per_address",
             Refused::ReserveOnly => "reserve_only",
+            Refused::RequestBudget => "request_budget",
         }
     }
 
@@ -59,6 +67,12 @@ impl Refused {
             Refused::PerAddress => "your address holds all the connections it may; close one",
             Refused::PendingSockets => {
                 "too many sockets are waiting to say hello; try again shortly"
+            }
+            Refused::PendingPerAddress => {
+                "your address holds all the sockets waiting to say hello it may; say hello on one"
+            }
+            Refused::RequestBudget => {
+                "your address is over its budget of requests; slow down (see Retry-After)"
             }
             Refused::ReserveOnly => {
                 "the server is at its connection limit: only health checks and players returning to their seat are served"
@@ -104,7 +118,7 @@ struct Held {
 pub struct Admission {
     limits: ConnectionLimits,
     held: Mutex<Held>,
-    refused: [AtomicU64; 4],
+    refused: [AtomicU64; 6],
 }
 
 /// A connection's permit, given back when dropped.
@@ -195,7 +209,7 @@ impl Admission {
     }
 
     /// Refusals so far, by reason.
-    pub fn refusals(&self) -> [(Refused, u64); 4] {
+    pub fn refusals(&self) -> [(Refused, u64); 6] {
         Refused::ALL.map(|r| (r, self.refused[r as usize].load(Relaxed)))
     }
 }
@@ -211,6 +225,7 @@ mod tests {
             per_ip,
             reserve,
             pending_sockets: 8,
+            pending_per_ip: 8,
             header_timeout: Duration::from_secs(1),
         })
     }

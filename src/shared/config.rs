@@ -120,10 +120,44 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_CONNECTION_RESERVE", default_value = "16",
           value_parser = ranged::<usize>("UNDERCOOKED_CONNECTION_RESERVE", 0, 10_000))]
     pub connection_reserve: usize,
-    /// Sockets open at once that have not said `hello` yet.
+    /// Sockets open at once that have not said `hello` yet (the last quarter kept for
+    /// addresses that have been let in before).
     #[arg(long, env = "UNDERCOOKED_MAX_PENDING_SOCKETS", default_value = "256",
           value_parser = ranged::<usize>("UNDERCOOKED_MAX_PENDING_SOCKETS", 1, 1_000_000))]
     pub max_pending_sockets: usize,
+    /// Of those, how many one address (an IPv6 /64) may hold.
+    #[arg(long, env = "UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP", default_value = "8",
+          value_parser = ranged::<u32>("UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP", 1, 1_000_000))]
+    pub max_pending_sockets_per_ip: u32,
+    /// HTTP requests one address may make a second, sustained (`429` past its budget).
+    #[arg(long, env = "UNDERCOOKED_REQUESTS_PER_S", default_value = "20",
+          value_parser = ranged::<u32>("UNDERCOOKED_REQUESTS_PER_S", 1, 1_000_000))]
+    pub requests_per_s: u32,
+    /// HTTP requests one address may make at once after a quiet spell (the bucket's size).
+    #[arg(long, env = "UNDERCOOKED_REQUEST_BURST", default_value = "60",
+          value_parser = ranged::<u32>("UNDERCOOKED_REQUEST_BURST", 1, 1_000_000))]
+    pub request_burst: u32,
+    /// Socket upgrades one address may ask for a second, sustained.
+    #[arg(long, env = "UNDERCOOKED_UPGRADES_PER_S", default_value = "2",
+          value_parser = ranged::<u32>("UNDERCOOKED_UPGRADES_PER_S", 1, 1_000_000))]
+    pub upgrades_per_s: u32,
+    /// Socket upgrades one address may ask for at once after a quiet spell.
+    #[arg(long, env = "UNDERCOOKED_UPGRADE_BURST", default_value = "10",
+          value_parser = ranged::<u32>("UNDERCOOKED_UPGRADE_BURST", 1, 1_000_000))]
+    pub upgrade_burst: u32,
+    /// Rooms one session may hold open at once (created, solo, or opened by its quick play).
+    #[arg(long, env = "UNDERCOOKED_ROOMS_PER_SESSION", default_value = "3",
+          value_parser = ranged::<u32>("UNDERCOOKED_ROOMS_PER_SESSION", 1, 1_000_000))]
+    pub rooms_per_session: u32,
+    /// Rooms one address (an IPv6 /64) may hold open at once.
+    #[arg(long, env = "UNDERCOOKED_ROOMS_PER_IP", default_value = "8",
+          value_parser = ranged::<u32>("UNDERCOOKED_ROOMS_PER_IP", 1, 1_000_000))]
+    pub rooms_per_ip: u32,
+    /// Seconds a seat reserved over HTTP is kept for a socket that never comes (a room
+    /// whose seats were never taken closes then).
+    #[arg(long, env = "UNDERCOOKED_UNCLAIMED_SEAT_S", default_value = "10",
+          value_parser = ranged::<u64>("UNDERCOOKED_UNCLAIMED_SEAT_S", 1, 3600))]
+    pub unclaimed_seat_s: u64,
     /// Seconds a connection has to send a request's head (from connecting, or from its last
     /// answer: so also how long an idle keep-alive connection is kept) and then its body.
     #[arg(long, env = "UNDERCOOKED_HEADER_TIMEOUT_S", default_value = "10",
@@ -183,8 +217,9 @@ pub struct ConnectionLimits {
     /// The last `reserve` permits of `max`: `/healthz`, `/metrics`, `/api/stats` and seated
     /// players only.
     pub reserve: usize,
-    /// Sockets that have not said `hello`.
+    /// Sockets that have not said `hello`, and one address's share of them.
     pub pending_sockets: usize,
+    pub pending_per_ip: u32,
     /// How long a request's head (and then its body) may take.
     pub header_timeout: std::time::Duration,
 }
@@ -232,6 +267,13 @@ pub struct ServerConfig {
     pub session_ttl_s: u64,
     pub new_sessions_per_min: u32,
     pub quick_plays_per_min: u32,
+    /// Each address's request and upgrade budgets: (per second, burst).
+    pub requests: (u32, u32),
+    pub upgrades: (u32, u32),
+    /// Rooms open at once per session and per address.
+    pub rooms_per_session: u32,
+    pub rooms_per_ip: u32,
+    pub unclaimed_seat_s: u64,
     /// Where the session key is (`UNDERCOOKED_SESSION_KEY_FILE`); `None`: in the data dir.
     pub session_key_file: Option<PathBuf>,
     /// The cluster's settings (`None`: default from the bound address).
@@ -287,6 +329,7 @@ impl TryFrom<ServerArgs> for ServerConfig {
             per_ip: a.max_connections_per_ip,
             reserve: a.connection_reserve,
             pending_sockets: a.max_pending_sockets,
+            pending_per_ip: a.max_pending_sockets_per_ip,
             header_timeout: std::time::Duration::from_secs(a.header_timeout_s),
         };
         Ok(ServerConfig {
@@ -321,6 +364,11 @@ impl TryFrom<ServerArgs> for ServerConfig {
             session_ttl_s: a.session_ttl_s,
             new_sessions_per_min: a.new_sessions_per_min,
             quick_plays_per_min: a.quick_plays_per_min,
+            requests: (a.requests_per_s, a.request_burst),
+            upgrades: (a.upgrades_per_s, a.upgrade_burst),
+            rooms_per_session: a.rooms_per_session,
+            rooms_per_ip: a.rooms_per_ip,
+            unclaimed_seat_s: a.unclaimed_seat_s,
             session_key_file: a.session_key_file,
             node_id: a.node_id,
             public_url: a.public_url,
@@ -385,11 +433,17 @@ impl Default for ServerConfig {
                 per_ip: 64,
                 reserve: 16,
                 pending_sockets: 256,
+                pending_per_ip: 8,
                 header_timeout: std::time::Duration::from_secs(10),
             },
             session_ttl_s: 86_400,
             new_sessions_per_min: 30,
             quick_plays_per_min: 60,
+            requests: (20, 60),
+            upgrades: (2, 10),
+            rooms_per_session: 3,
+            rooms_per_ip: 8,
+            unclaimed_seat_s: 10,
             session_key_file: None,
             node_id: None,
             public_url: None,
@@ -458,6 +512,14 @@ mod tests {
             (c.bind, c.max_message_bytes, c.guest_idle_timeout_s),
             (d.bind, d.max_message_bytes, d.guest_idle_timeout_s),
             "the documented defaults are clap's defaults"
+        );
+        assert_eq!(
+            (c.requests, c.upgrades, c.rooms_per_session, c.rooms_per_ip),
+            (d.requests, d.upgrades, d.rooms_per_session, d.rooms_per_ip),
+        );
+        assert_eq!(
+            (c.unclaimed_seat_s, c.connections.pending_per_ip),
+            (d.unclaimed_seat_s, d.connections.pending_per_ip),
         );
         let c = ServerConfig::from_settings(&[
             ("UNDERCOOKED_TICK_HZ", "30"),

@@ -12,9 +12,11 @@
 //! `crate::net`, below all three.
 
 pub mod admission;
+pub mod budget;
 pub mod census;
 pub mod config;
 pub mod key_file;
+pub mod pending;
 pub mod quota;
 pub mod random;
 pub mod registry;
@@ -34,7 +36,7 @@ use registry::{Registry, RoomCmd};
 use session_key::SessionKey;
 use sessions::Sessions;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 pub struct Shared {
@@ -53,11 +55,20 @@ pub struct Shared {
     pub admission: Arc<Admission>,
     /// The quick plays each address may ask for a minute.
     pub quick_plays: quota::Quota,
+    /// Each address's budget of HTTP requests, and of socket upgrades (`budget`).
+    pub requests: budget::Budget,
+    pub upgrades: budget::Budget,
+    /// Sockets that have not said `hello`, shared out by address (`pending`), and the
+    /// addresses the server has let a socket in from (whom the reserve is kept for).
+    pub pending: Arc<pending::PendingSockets>,
+    pub known: pending::Known,
     /// The history (SQLite or PostgreSQL) and its write chain, once attached.
     store: OnceLock<Store>,
     chain: OnceLock<Chain>,
     /// On PostgreSQL: finished rounds' replay files on their way into the database.
     uploads: OnceLock<Uploads>,
+    /// On a node alone, the replay files its start found with no result in the history.
+    unfinished: Mutex<Vec<std::path::PathBuf>>,
     next_conn: AtomicU64,
 }
 
@@ -71,6 +82,13 @@ impl Shared {
             admission: Admission::new(config.connections.clone()),
             sessions: Sessions::new(config.new_sessions_per_min),
             quick_plays: quota::Quota::new(config.quick_plays_per_min),
+            requests: budget::Budget::new(config.requests.0, config.requests.1),
+            upgrades: budget::Budget::new(config.upgrades.0, config.upgrades.1),
+            pending: pending::PendingSockets::new(
+                config.connections.pending_sockets,
+                config.connections.pending_per_ip,
+            ),
+            known: pending::Known::default(),
             config,
             levels,
             rooms: Registry::default(),
@@ -80,6 +98,7 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             uploads: OnceLock::new(),
+            unfinished: Mutex::default(),
             next_conn: AtomicU64::new(1),
         })
     }
@@ -120,6 +139,16 @@ impl Shared {
         let replays = self.config.data_dir.join("replays");
         if let Some(uploads) = Uploads::start(&store, &replays).await {
             let _ = self.uploads.set(uploads);
+        } else {
+            // Alone: the local files whose round has no result, for `server::torn` to fold
+            // (in a cluster the uploads find them, weighing the stored copies too).
+            let files = crate::log::replay_files(&replays).unwrap_or_default();
+            match crate::store::unfinished::unfinished(&store, files).await {
+                Ok(files) => *crate::lock::lock(&self.unfinished) = files,
+                Err(e) => {
+                    tracing::warn!(error = %e, "the history could not be asked which local replays have no result: none is folded at this start (`undercooked reindex` does it)");
+                }
+            }
         }
         let _ = self.store.set(store.clone());
         expire_sessions(&store, self.config.session_ttl_s).await;
@@ -130,6 +159,15 @@ impl Shared {
     /// The write chain, when the history is attached.
     pub fn chain(&self) -> Option<&Chain> {
         self.chain.get()
+    }
+
+    /// The replay files this start found whose round the history has not finished (the
+    /// uploads' torn rounds on PostgreSQL; `store::unfinished` alone), handed over once.
+    pub fn take_unfinished(&self) -> Vec<std::path::PathBuf> {
+        match self.uploads.get() {
+            Some(uploads) => uploads.take_torn(),
+            None => std::mem::take(&mut *crate::lock::lock(&self.unfinished)),
+        }
     }
 
     /// The replay uploads, when the history is on PostgreSQL.

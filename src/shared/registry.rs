@@ -10,11 +10,12 @@
 //! then on the room reads the socket itself). The mailbox cannot carry `hello` or `ping` as
 //! messages: the socket answers `ping` itself and turns `hello` into `RoomCmd::Hello`.
 
+use super::admission::Source;
 use crate::net::{Link, Ticks};
 use crate::store::quests::Completion;
 use crate::wire::messages::{Refusal, RoomMsg, RoomState, RoomStatus};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
@@ -91,8 +92,24 @@ pub enum RoomCmd {
     Disown { reply: oneshot::Sender<()> },
 }
 
+/// Who opened a room: the session and the address its rooms are counted against (each
+/// holds only its share of the rooms: `server::rooms_api`), and whether quick play opened
+/// it for its first player.
+#[derive(Clone, Default)]
+pub struct Opener {
+    /// The opener's token (kept in memory only, as a seat's is).
+    pub token: Option<String>,
+    pub source: Option<Source>,
+    /// Quick play opened it: other quick players may be seated in it for the unclaimed-seat
+    /// grace before anyone has connected (so players who click together play together).
+    pub quick: bool,
+}
+
 /// What the registry knows of a room without asking it.
 pub struct RoomInfo {
+    opener: Opener,
+    /// A person's socket has been let into a seat (the room is not a reservation alone).
+    welcomed: AtomicBool,
     state: AtomicU8,
     seated: AtomicU8,
     spectators: AtomicU8,
@@ -106,8 +123,10 @@ pub struct RoomInfo {
 }
 
 impl RoomInfo {
-    fn new() -> RoomInfo {
+    fn new(opener: Opener) -> RoomInfo {
         RoomInfo {
+            opener,
+            welcomed: AtomicBool::new(false),
             state: AtomicU8::new(RoomState::Lobby.index()),
             seated: AtomicU8::new(0),
             spectators: AtomicU8::new(0),
@@ -116,6 +135,23 @@ impl RoomInfo {
             opened: Instant::now(),
             level: Mutex::new(None),
         }
+    }
+
+    /// A person's socket took a seat in the room.
+    pub fn welcome(&self) {
+        self.welcomed.store(true, Relaxed);
+    }
+
+    /// Whether a person's socket has ever taken a seat in the room.
+    pub fn welcomed(&self) -> bool {
+        self.welcomed.load(Relaxed)
+    }
+
+    /// Whether quick play may seat a stranger here: a person has connected to the room, or
+    /// quick play opened it less than `grace` ago (its first player is on the way). Never
+    /// a room that is only the reservations of whoever created it.
+    pub fn welcomes_strangers(&self, grace: Duration) -> bool {
+        self.welcomed() || (self.opener.quick && self.opened.elapsed() < grace)
     }
 
     /// The level the room has picked (`None` before one is).
@@ -218,6 +254,7 @@ impl Registry {
         max_rooms: usize,
         thread: usize,
         code: Option<String>,
+        opener: Opener,
     ) -> Option<(String, RoomHandle, mpsc::Receiver<RoomCmd>)> {
         let mut rooms = self.rooms();
         if rooms.len() >= max_rooms || code.as_ref().is_some_and(|c| rooms.contains_key(c)) {
@@ -236,7 +273,7 @@ impl Registry {
             tx,
             thread,
             ticks: Ticks::new(),
-            info: Arc::new(RoomInfo::new()),
+            info: Arc::new(RoomInfo::new(opener)),
         };
         rooms.insert(code.clone(), handle.clone());
         Some((code, handle, rx))
@@ -271,12 +308,25 @@ impl Registry {
         self.rooms().is_empty()
     }
 
-    /// Lobbies with a free seat, fullest first (ties by code): where quick play looks.
-    pub fn open_lobbies(&self, max_players: u8) -> Vec<String> {
+    /// The rooms open now that `token` opened, and that `source` opened.
+    pub fn held_by(&self, token: Option<&str>, source: Option<Source>) -> (usize, usize) {
+        let rooms = self.rooms();
+        let openers = rooms.values().map(|h| &h.info.opener);
+        openers.fold((0, 0), |(by_token, by_source), o| {
+            let t = token.is_some() && o.token.as_deref() == token;
+            let s = source.is_some() && o.source == source;
+            (by_token + t as usize, by_source + s as usize)
+        })
+    }
+
+    /// Lobbies with a free seat that welcome strangers (`RoomInfo::welcomes_strangers`),
+    /// fullest first (ties by code): where quick play looks.
+    pub fn open_lobbies(&self, max_players: u8, grace: Duration) -> Vec<String> {
         let mut lobbies: Vec<(u8, String)> = self
             .rooms()
             .iter()
             .filter(|(_, h)| h.info.state() == RoomState::Lobby && h.info.seated() < max_players)
+            .filter(|(_, h)| h.info.welcomes_strangers(grace))
             .map(|(code, h)| (h.info.seated(), code.clone()))
             .collect();
         lobbies.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -24,6 +24,7 @@ use crate::store::chain::{Chain, Must};
 use crate::store::rows::SessionRow;
 use crate::wire::messages::{Refusal, code};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -53,6 +54,8 @@ pub struct Sessions {
     key: OnceLock<SessionKey>,
     chain: OnceLock<Chain>,
     store: OnceLock<Store>,
+    /// Tokens looked up in the database (the cache did not have them).
+    lookups: AtomicU64,
 }
 
 impl Sessions {
@@ -64,7 +67,13 @@ impl Sessions {
             key: OnceLock::new(),
             chain: OnceLock::new(),
             store: OnceLock::new(),
+            lookups: AtomicU64::new(0),
         }
+    }
+
+    /// Tokens looked up in the database so far (`/metrics`: `session_lookups_total`).
+    pub fn lookups(&self) -> u64 {
+        self.lookups.load(Relaxed)
     }
 
     /// Whether `token` may come in from `from` (`None`: not through the accept loop, so not
@@ -173,6 +182,7 @@ impl Sessions {
             return Some(self.refreshed(&hash, session).await);
         }
         let store = self.store.get()?;
+        self.lookups.fetch_add(1, Relaxed);
         let row = match crate::store::sessions::find(store, &hash).await {
             Ok(row) => row?,
             Err(e) => {
@@ -213,6 +223,7 @@ impl Sessions {
         if store.dialect() != crate::store::db::Dialect::Postgres {
             return session;
         }
+        self.lookups.fetch_add(1, Relaxed);
         let Ok(Some(row)) = crate::store::sessions::find(store, hash).await else {
             return session;
         };

@@ -28,6 +28,7 @@ pub mod rescue;
 pub mod rows;
 pub mod sessions;
 pub mod stored_replays;
+pub mod unfinished;
 mod writer;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};

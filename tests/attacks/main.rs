@@ -1,6 +1,7 @@
 //! One client must not stall or sink the server, nor take what every other player needs.
 //! Each file is one kind of attack, run beside a victim who must still be served: `floods`
-//! (frames of every kind, a client that never reads). These tests run one at a time (the
+//! (frames of every kind, a client that never reads), `shares` (the pools every player
+//! needs: sockets waiting to say `hello`, rooms, the request budget). These tests run one at a time (the
 //! `ONE` lock), and in their own test binary, so nothing else shares the machine's two cores
 //! with them.
 
@@ -8,6 +9,7 @@
 mod server;
 
 mod floods;
+mod shares;
 
 use serde_json::json;
 use server::{Client, Got, TestServer};

@@ -91,10 +91,18 @@ async fn start_server(env: &[(&str, &str)]) -> Server {
     .arg(&data)
     .env("UNDERCOOKED_LOG", "warn")
     // Every client of the bench is 127.0.0.1 and many handshake at once: the per-address,
-    // pending-socket and new-session caps (docs/SECURITY.md) are lifted.
+    // pending-socket and new-session caps and the shares and budgets (docs/SECURITY.md)
+    // are lifted.
     .env("UNDERCOOKED_MAX_CONNECTIONS_PER_IP", "1000000")
     .env("UNDERCOOKED_NEW_SESSIONS_PER_MIN", "100000")
     .env("UNDERCOOKED_MAX_PENDING_SOCKETS", "1000000")
+    .env("UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP", "1000000")
+    .env("UNDERCOOKED_REQUESTS_PER_S", "1000000")
+    .env("UNDERCOOKED_REQUEST_BURST", "1000000")
+    .env("UNDERCOOKED_UPGRADES_PER_S", "1000000")
+    .env("UNDERCOOKED_UPGRADE_BURST", "1000000")
+    .env("UNDERCOOKED_ROOMS_PER_SESSION", "1000000")
+    .env("UNDERCOOKED_ROOMS_PER_IP", "1000000")
     .stdout(Stdio::null())
     .stderr(Stdio::null());
     for (k, v) in env {

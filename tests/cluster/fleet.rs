@@ -65,6 +65,10 @@ impl Node {
             .env("UNDERCOOKED_NODE_ID", name)
             .stdout(Stdio::null())
             .stderr(Stdio::from(out));
+        // The test's players share a few loopback addresses: roomy shares, as in-process.
+        for (k, v) in server::ROOMY {
+            cmd.env(k, v);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }

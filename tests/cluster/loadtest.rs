@@ -10,6 +10,7 @@ use std::time::Duration;
 
 /// Every load client is 127.0.0.1: the per-address caps are lifted, as scripts/capacity.sh
 /// does.
+/// (The shares of `server::ROOMY` every fleet node has already.)
 const LIFTED: [(&str, &str); 3] = [
     ("UNDERCOOKED_MAX_CONNECTIONS_PER_IP", "1000000"),
     ("UNDERCOOKED_MAX_PENDING_SOCKETS", "1000000"),

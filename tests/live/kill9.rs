@@ -259,3 +259,81 @@ async fn sigterm_with_an_emote_just_before_it_ends_the_round_aborted_in_its_file
     assert!(ticks.unwrap_or(0) >= 15, "the ticks it reached: {ticks:?}");
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// A `kill -9` a moment after a round's end: the replay file holds the whole round, but its
+/// result may not have reached the database. At the next start the server folds every file
+/// whose round has no result, so the result is in the history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_just_after_a_round_ends_keeps_its_result_through_the_restart() {
+    let addr = server::free_addr();
+    let port = addr.port();
+    let data = std::env::temp_dir().join(format!("undercooked-kill9-end-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let mut server = start(port, &data);
+    server::wait_up(addr).await;
+    let (_, _, _, a, b) = server::two_player_round_at(addr, "01_quick_soup").await;
+    let level = undercooked::levels::find(
+        &std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/levels"
+        )),
+        "01_quick_soup",
+    )
+    .unwrap()
+    .level;
+    let mut first = tokio::spawn(server::play(a, 0, level.clone()));
+    let mut second = tokio::spawn(server::play(b, 1, level));
+    // The moment one seat reads the round's end, the server is killed (SIGKILL, no fork
+    // in between: within a few milliseconds of the frame).
+    tokio::select! {
+        _ = &mut first => {}
+        _ = &mut second => {}
+    }
+    server.kill().unwrap();
+    let _ = server.wait();
+    first.abort();
+    second.abort();
+
+    let replays: Vec<_> = std::fs::read_dir(data.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(replays.len(), 1);
+    let file = std::fs::read(&replays[0]).unwrap();
+    assert_eq!(
+        undercooked::verify::replay_bytes(&file).verdict,
+        undercooked::verify::Verdict::Identical,
+        "the file holds the whole round"
+    );
+    let key = replays[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+
+    let mut server = start(port, &data);
+    server::wait_up(addr).await;
+    let db = format!("sqlite://{}", data.join("undercooked.db").display());
+    let store = undercooked::store::Store::open(&db).await.unwrap();
+    let pool = store.sqlite().expect("a SQLite store").clone();
+    let mut result: Option<String> = None;
+    for _ in 0..100 {
+        result = sqlx::query_scalar("SELECT result FROM rounds WHERE round_key = ?")
+            .bind(&key)
+            .fetch_optional(&pool)
+            .await
+            .unwrap()
+            .flatten();
+        if result.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(
+        result.as_deref(),
+        Some("won"),
+        "the round's result after the restart"
+    );
+}

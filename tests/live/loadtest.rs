@@ -1,6 +1,7 @@
 //! `undercooked loadtest` against a real server process: one room of four bot-played
 //! clients plays and is measured (and again with one planner and three walkers); bad arguments are refused by name.
 
+use crate::server;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,8 @@ fn one_room_of_four_bot_clients_plays_and_is_measured() {
         ])
         .arg(&data)
         .env("UNDERCOOKED_LOG", "warn")
+        // Every load client is 127.0.0.1: its shares are roomy.
+        .envs(server::ROOMY.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -317,3 +317,37 @@ async fn a_locked_level_is_refused_and_a_guest_cannot_pick_one() {
     assert_eq!(a.expect("err").await["code"], "bad_field");
     server.stop().await;
 }
+
+/// A room created over HTTP that nobody connects to is given up within the unclaimed-seat
+/// grace, not held like a room with people in it; a seat reserved for a guest who never
+/// comes is given up then too, while a seat whose player came stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reservation_nobody_claims_is_given_up_after_the_unclaimed_seat_grace() {
+    let server = server::start(&[("UNDERCOOKED_UNCLAIMED_SEAT_S", "2")]).await;
+    let addr = server.addr;
+    let (empty, _) = server::create_room(addr, "Nobody").await;
+    let (code, host) = server::create_room(addr, "Ann").await;
+    let (_, joined) = server::join_room(addr, &code, "Ghost").await;
+    assert_eq!(joined["you"]["seat"], 1);
+    let mut a = Client::hello(addr, &code, &host).await;
+    let (status, _) = server::http(addr, "GET", &format!("/api/rooms/{empty}"), None, &[]).await;
+    assert_eq!(status, 200, "the room is there at first");
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(8);
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the ghost's seat was not given up"
+        );
+        let l = a.expect("lobby").await;
+        let seats = l["seats"].as_array().unwrap();
+        if seats.len() == 1 {
+            assert_eq!(
+                seats[0]["connected"], true,
+                "the host who came keeps its seat"
+            );
+            break;
+        }
+    }
+    let (status, body) = server::http(addr, "GET", &format!("/api/rooms/{empty}"), None, &[]).await;
+    assert_eq!(status, 404, "the room nobody came to is gone: {body}");
+}

@@ -72,6 +72,28 @@ pub async fn start_campaign(env: &[(&str, &str)]) -> TestServer {
     start_with(&data, "levels", env).await
 }
 
+/// The per-address shares and budgets, roomy: a test server's players share one address.
+pub const ROOMY: &[(&str, &str)] = &[
+    ("UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP", "1000000"),
+    ("UNDERCOOKED_REQUESTS_PER_S", "1000000"),
+    ("UNDERCOOKED_REQUEST_BURST", "1000000"),
+    ("UNDERCOOKED_UPGRADES_PER_S", "1000000"),
+    ("UNDERCOOKED_UPGRADE_BURST", "1000000"),
+    ("UNDERCOOKED_ROOMS_PER_SESSION", "1000000"),
+    ("UNDERCOOKED_ROOMS_PER_IP", "1000000"),
+];
+
+/// The shares and budgets at their defaults, for a test that attacks them.
+pub const SHARES: &[(&str, &str)] = &[
+    ("UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP", "8"),
+    ("UNDERCOOKED_REQUESTS_PER_S", "20"),
+    ("UNDERCOOKED_REQUEST_BURST", "60"),
+    ("UNDERCOOKED_UPGRADES_PER_S", "2"),
+    ("UNDERCOOKED_UPGRADE_BURST", "10"),
+    ("UNDERCOOKED_ROOMS_PER_SESSION", "3"),
+    ("UNDERCOOKED_ROOMS_PER_IP", "8"),
+];
+
 async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) -> TestServer {
     let data = data.to_path_buf();
     // `UNDERCOOKED_DB` (a PostgreSQL URL) is the `serve` command's, not a server setting.
@@ -79,11 +101,18 @@ async fn start_with(data: &std::path::Path, levels: &str, env: &[(&str, &str)]) 
         .iter()
         .find(|(k, _)| *k == "UNDERCOOKED_DB")
         .map(|(_, v)| v.to_string());
-    let env: Vec<(&str, &str)> = env
+    let mut env: Vec<(&str, &str)> = env
         .iter()
         .copied()
         .filter(|(k, _)| *k != "UNDERCOOKED_DB")
         .collect();
+    // Every test's players come from 127.0.0.1: each address's shares are roomy unless the
+    // test sets them (the attack tests of `tests/attacks/` set the defaults: `SHARES`).
+    for (k, v) in ROOMY {
+        if !env.iter().any(|(set, _)| set == k) {
+            env.push((k, v));
+        }
+    }
     let mut config = ServerConfig::from_settings(&env).expect("test config");
     std::fs::create_dir_all(&data).unwrap();
     config.data_dir = data.clone();
