@@ -7,6 +7,12 @@
 //! controls; orders, hazards and held items add to it as the round runs (about 500 bytes at
 //! the busiest moments measured). `BUDGET` keeps a full frame under the 4 KB goal with room
 //! to spare for that; the shipped levels open at 1.0–1.8 KB.
+//!
+//! The worst frame is the other bound, a hard one: the largest frame a round of the level
+//! could ever record, built at every maximum and written by the same encoder. A level whose
+//! worst frame, or a round's worth of them, is past what the replay readers take
+//! (`log::unframe`'s caps) is refused (`refusal`), because the server would record rounds
+//! that `verify` and `reindex` cannot read back.
 
 use crate::log::records::player_id;
 use crate::sim::items::{Ingredient, Item, Recipe};
