@@ -264,34 +264,108 @@ fn longest_item() -> &'static str {
     forms.into_iter().max_by_key(|f| f.len()).unwrap_or("")
 }
 
-/// An event longer than any the rules raise: every payload key set, at its most digits.
+/// An event at least as long as any the rules raise: the longest of the payload shapes the
+/// sim and the room build (`served`, `round_end`, `dropped` and `ghost_park`, `missed`,
+/// `denied`, `resync`, `slipped` and `bumped`, `emote`, the rest's `i` and `it`), each
+/// under the longest kind name, with every number at its most digits. A shape with more
+/// keys added to the rules must be added here (`a_played_round_never_records_a_frame_past_
+/// its_levels_worst_frame` in `tests/sim/level_bounds.rs` checks a real round against it).
 fn longest_event() -> Event {
-    let big = u32::MAX;
-    Event {
-        kind: EventKind::Extinguished,
-        x: 99_999,
-        y: 99_999,
-        payload: Payload {
+    let (big, item) = (u32::MAX, longest_item());
+    let shapes = [
+        Payload {
             i: Some(0),
-            it: Some(longest_item()),
-            fm: Some("chopped"),
             oi: Some(big),
             pts: Some(big),
             sd: Some(-i64::from(big)),
             q: Some(999),
             stk: Some(big),
-            r: Some("hands_full"),
-            stn: Some(i64::from(big)),
-            em: Some("thumbs_down"),
-            seq: Some(u64::MAX),
+            ..Payload::default()
+        },
+        Payload {
             res: Some("aborted"),
             sc: Some(big),
             tgt: Some(big),
             stars: Some(3),
-            recipe: None,
+            ..Payload::default()
         },
-    }
+        Payload {
+            i: Some(0),
+            it: Some(item),
+            fm: Some("chopped"),
+            ..Payload::default()
+        },
+        Payload {
+            oi: Some(big),
+            sd: Some(-i64::from(big)),
+            ..Payload::default()
+        },
+        Payload {
+            i: Some(0),
+            r: Some("hands_full"),
+            ..Payload::default()
+        },
+        Payload {
+            i: Some(0),
+            seq: Some(u64::MAX),
+            ..Payload::default()
+        },
+        Payload {
+            i: Some(0),
+            stn: Some(i64::from(big)),
+            ..Payload::default()
+        },
+        Payload {
+            i: Some(0),
+            em: Some("thumbs_down"),
+            ..Payload::default()
+        },
+    ];
+    let longest_kind = ALL_KINDS
+        .iter()
+        .copied()
+        .max_by_key(|k| k.name().len())
+        .unwrap_or(EventKind::Extinguished);
+    let ids: Vec<String> = (0..SEATS as u8).map(player_id).collect();
+    shapes
+        .into_iter()
+        .map(|payload| Event {
+            kind: longest_kind,
+            x: 99_999,
+            y: 99_999,
+            payload,
+        })
+        .max_by_key(|e| {
+            let mut out = String::new();
+            crate::wire::events::event_wire(&mut out, e, &ids);
+            out.len()
+        })
+        .unwrap_or_else(|| Event::hud(longest_kind, Payload::default()))
 }
+
+/// Every kind of event, for the longest name.
+const ALL_KINDS: [EventKind; 20] = [
+    EventKind::Chopped,
+    EventKind::Cooked,
+    EventKind::Burnt,
+    EventKind::Served,
+    EventKind::Missed,
+    EventKind::Denied,
+    EventKind::Washed,
+    EventKind::Extinguished,
+    EventKind::Slipped,
+    EventKind::Bumped,
+    EventKind::Dropped,
+    EventKind::GhostOn,
+    EventKind::GhostOff,
+    EventKind::GhostPark,
+    EventKind::Wasted,
+    EventKind::RushStart,
+    EventKind::RushEnd,
+    EventKind::Emote,
+    EventKind::Resync,
+    EventKind::RoundEnd,
+];
 
 /// The refusal of a level whose worst frame (`worst_frame`) the replay readers could not
 /// read back: one frame past `MAX_FRAME_BYTES`, or a round's frames past
