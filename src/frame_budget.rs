@@ -151,7 +151,8 @@ const SPILL: &str = "spill";
 const FIRE: &str = "fire";
 
 /// A view of `level` at its maxima (see `WorstFrame`). `shift` moves every moving hazard
-/// by a hundredth and renumbers every order, so that two views share no hazard or order.
+/// by a hundredth, renumbers every order, moves the fires and changes every cook, station
+/// and the rush, so that a delta between two views rewrites everything a tick can change.
 fn maximal_view(level: &Level, shift: i32) -> FrameView {
     let rules = Rules::new(level.clone(), MAX_PASSES_PER_S);
     let seats: Vec<(u8, bool)> = (0..SEATS as u8).map(|s| (s, true)).collect();
@@ -166,7 +167,8 @@ fn maximal_view(level: &Level, shift: i32) -> FrameView {
         (p.x, p.y) = (9_999 - shift, 9_999);
     }
     for st in &mut view.st {
-        (st.g, st.q, st.p, st.s) = (Some(long), share, share, "blocked");
+        // (Progress differs between the two views, so a delta rewrites every station.)
+        (st.g, st.q, st.p, st.s) = (Some(long), share, share - shift as u16, "blocked");
     }
     let top_points = Recipe::ALL
         .iter()
@@ -198,12 +200,15 @@ fn maximal_view(level: &Level, shift: i32) -> FrameView {
             l: 0,
         });
     }
-    let fires = level
-        .grid
-        .stations()
-        .len()
-        .min(level.tuning.max_fires as usize);
-    for site in level.grid.stations().iter().take(fires) {
+    // Fires on the last stations in one view and the first in the other: where there are
+    // fewer fires than stations, a delta puts some out and lights others.
+    let stations = level.grid.stations();
+    let fires = stations.len().min(level.tuning.max_fires as usize);
+    let burning = match shift {
+        0 => &stations[stations.len() - fires..],
+        _ => &stations[..fires],
+    };
+    for site in burning {
         let (x, y) = (i32::from(site.x) * 100, i32::from(site.y) * 100);
         hz.push(HazardView {
             t: FIRE,
@@ -226,7 +231,7 @@ fn maximal_view(level: &Level, shift: i32) -> FrameView {
         t: "rush",
         x: 0,
         y: 0,
-        l: (level.rush_len_s * 100.0) as i64,
+        l: (level.rush_len_s * 100.0) as i64 - i64::from(shift),
     });
     view.hz = hz;
     view
