@@ -34,7 +34,8 @@
 //! - `loadtest`: a load generator: rooms of bot-played WebSocket clients against a running
 //!   server, measured as players would notice (it uses `bots` and `wire`, never the server).
 //! - `fuzz_entry`: the fuzz targets' entry points (the client frame, replay, level and HTTP
-//!   body parsers), shared by `fuzz/` and the stable suite's corpus replay; on top.
+//!   body parsers, and the WebSocket frame reader), shared by `fuzz/` and the stable
+//!   suite's corpus replay; on top.
 //!
 //! The command line (`src/cli/`, clap into plain commands and exit codes) is the binary's,
 //! on top of all of these.

@@ -126,7 +126,8 @@ pub fn is_level_file(name: &str) -> bool {
 }
 
 /// Checks one level file's text: every refusal, including an id that does not match the
-/// file name.
+/// file name and a worst-case frame the replay readers could not read back
+/// (`frame_budget::refusal`).
 pub fn check_level_file(file_name: &str, text: &str) -> Result<Level, Vec<LevelError>> {
     let level = Level::check(file_name, text)?;
     let stem = file_name.strip_suffix(".toml").unwrap_or(file_name);
@@ -144,6 +145,11 @@ pub fn check_level_file(file_name: &str, text: &str) -> Result<Level, Vec<LevelE
                 level.id
             ),
         }]);
+    }
+    // A level whose rounds could record frames the replay readers refuse is no level: a
+    // server would record rounds that `verify` and `reindex` cannot read.
+    if let Some(error) = crate::frame_budget::refusal(file_name, text, &level) {
+        return Err(vec![error]);
     }
     Ok(level)
 }

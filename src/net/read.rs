@@ -16,13 +16,12 @@
 //! and shrinks back once that frame has been read.
 
 use std::io::{self, Read};
-use std::net::TcpStream;
 use std::ops::ControlFlow;
 use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Control, Data, OpCode};
 
 /// The buffer's resting size: a tick's few inputs (about 100 bytes each) fit many times.
-const CHUNK: usize = 1024;
+pub(crate) const CHUNK: usize = 1024;
 
 /// Close codes of RFC 6455 this reader answers a broken frame with.
 pub const PROTOCOL_ERROR: u16 = 1002;
@@ -120,10 +119,11 @@ impl FrameReader {
     }
 
     /// Reads frames from `stream`, within `budget`, handing each to `each` (which may stop
-    /// the read).
+    /// the read). The stream is a `TcpStream` in the server; any `Read` is taken so that
+    /// the fuzz target (`fuzz_entry::ws_frame`) can feed bytes at read boundaries it picks.
     pub fn read_frames(
         &mut self,
-        stream: &TcpStream,
+        mut stream: impl Read,
         budget: Budget,
         mut each: impl FnMut(FrameIn<'_>) -> ControlFlow<()>,
     ) -> Stop {
@@ -150,7 +150,7 @@ impl FrameReader {
             if bytes >= budget.bytes {
                 return Stop::Budget;
             }
-            match self.read_in(stream, budget.bytes - bytes) {
+            match self.read_in(&mut stream, budget.bytes - bytes) {
                 Ok(0) => return Stop::Ended,
                 Ok(n) => bytes += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Stop::Dry,
@@ -248,7 +248,7 @@ impl FrameReader {
     }
 
     /// Reads into the buffer, at most `most` bytes: how many (0: the stream ended).
-    fn read_in(&mut self, mut stream: &TcpStream, most: usize) -> io::Result<usize> {
+    fn read_in(&mut self, stream: &mut impl Read, most: usize) -> io::Result<usize> {
         self.make_room();
         let ask = (self.buf.len() - self.end).min(most);
         loop {

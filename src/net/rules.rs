@@ -42,7 +42,7 @@ pub(super) fn read_under_rules(
         ..
     } = st;
     let (mut closed, mut client_closed, mut read_any) = (None, None, false);
-    let stop = reader.read_frames(stream, Budget::READ, |frame| {
+    let stop = reader.read_frames(&*stream, Budget::READ, |frame| {
         read_any = true;
         if let FrameIn::Close(code) = frame {
             client_closed = Some(code.unwrap_or(close::NORMAL));

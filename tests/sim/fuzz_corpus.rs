@@ -46,6 +46,12 @@ fn the_http_body_corpus_parses_without_a_panic() {
 }
 
 #[test]
+fn the_ws_frame_corpus_reads_the_same_in_any_chunks_without_a_panic() {
+    let n = replay("ws_frame", undercooked::fuzz_entry::ws_frame);
+    assert!(n >= 20, "the committed corpus is there ({n} inputs)");
+}
+
+#[test]
 fn the_crafted_attack_files_are_in_the_corpus_as_built_and_each_is_unreadable() {
     // Given issue 23's crafted files as their builders make them (re-written into the
     // corpus with UNDERCOOKED_RECORD_CRAFTED=1).

@@ -1,7 +1,8 @@
 //! Cart loops: waypoints on floor tiles, joined by axis-aligned floor runs, no two carts
-//! sharing a tile (so a cart's wire identity, kind and position, stays unique).
+//! sharing a tile (so a cart's wire identity, kind and position, stays unique), at most
+//! `MAX_CARTS` carts of at most `MAX_WAYPOINTS` waypoints (every frame carries every cart).
 
-use super::{Ctx, LevelError};
+use super::{Ctx, LevelError, MAX_CARTS, MAX_WAYPOINTS};
 use crate::sim::grid::{Grid, Tile};
 use toml::Spanned;
 
@@ -12,10 +13,30 @@ pub(super) fn parse_carts(
 ) -> Result<Vec<Vec<(u16, u16)>>, LevelError> {
     let mut out: Vec<Vec<(u16, u16)>> = Vec::new();
     let mut used = vec![false; grid.width() as usize * grid.height() as usize];
-    for cart in carts {
+    for (n, cart) in carts.iter().enumerate() {
+        if n == MAX_CARTS {
+            return Err(ctx.span(
+                cart.span(),
+                format!(
+                    "a level has at most {MAX_CARTS} carts: this is cart {} of {}",
+                    n + 1,
+                    carts.len()
+                ),
+            ));
+        }
         let wps = cart.get_ref();
         if wps.len() < 2 {
             return Err(ctx.span(cart.span(), "a cart needs at least 2 waypoints"));
+        }
+        if let Some(wp) = wps.get(MAX_WAYPOINTS) {
+            return Err(ctx.span(
+                wp.span(),
+                format!(
+                    "a cart has at most {MAX_WAYPOINTS} waypoints: this is waypoint {} of {}",
+                    MAX_WAYPOINTS + 1,
+                    wps.len()
+                ),
+            ));
         }
         let mut path = Vec::new();
         for wp in wps {

@@ -118,6 +118,16 @@ pub const MAX_GRID_SIDE: usize = 96;
 /// apiece), so this bounds a frame's size. The shipped levels have at most 18.
 pub const MAX_STATIONS: usize = 48;
 
+/// The most carts a level may have. Each one changes its identity every tick, so every
+/// frame carries it twice (a tombstone and an insert, about 110 bytes): 1,395 carts made
+/// 147 KB frames and rounds whose replays the readers refused. The shipped levels have at
+/// most 2.
+pub const MAX_CARTS: usize = 16;
+
+/// The most waypoints one cart's loop may list (the shipped loops have 4; a loop round a
+/// 96×96 grid's every corridor needs far fewer than this).
+pub const MAX_WAYPOINTS: usize = 64;
+
 pub(super) struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
