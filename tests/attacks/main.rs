@@ -1,6 +1,6 @@
 //! One client must not stall or sink the server, nor take what every other player needs.
 //! Each file is one kind of attack, run beside a victim who must still be served: `floods`
-//! (frames of every kind, a client that never reads). These tests run one at a time (the
+//! (frames of every kind, a client that never reads), `replays` (downloads without end). These tests run one at a time (the
 //! `ONE` lock), and in their own test binary, so nothing else shares the machine's two cores
 //! with them.
 
@@ -8,6 +8,7 @@
 mod server;
 
 mod floods;
+mod replays;
 
 use serde_json::json;
 use server::{Client, Got, TestServer};
@@ -19,8 +20,13 @@ pub(crate) static ONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(()
 /// A victim: a solo room (a person and three bots) playing the first campaign level, read
 /// by `victim`.
 pub(crate) async fn victim(server: &TestServer) -> Client {
+    victim_at(server.addr).await
+}
+
+/// `victim`, on the server at `addr` (one started as its own process, say).
+pub(crate) async fn victim_at(addr: std::net::SocketAddr) -> Client {
     let (status, solo) = server::http(
-        server.addr,
+        addr,
         "POST",
         "/api/rooms/solo",
         Some(r#"{"name":"Victim"}"#),
@@ -30,7 +36,7 @@ pub(crate) async fn victim(server: &TestServer) -> Client {
     assert_eq!(status, 201, "{solo}");
     let code = solo["room_code"].as_str().unwrap();
     let token = solo["you"]["token"].as_str().unwrap();
-    let mut me = Client::hello_from("127.0.0.2", server.addr, code, token).await;
+    let mut me = Client::hello_from("127.0.0.2", addr, code, token).await;
     me.send(json!({"type": "start"})).await;
     me.expect("snap").await;
     me
