@@ -23,15 +23,13 @@ const ATTACK: Duration = Duration::from_secs(60);
 /// A process's resident bytes, from /proc (0 once it is gone).
 fn rss_of(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok());
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"));
+    let kb = line.and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok());
     kb.unwrap_or(0) * 1024
 }
 
-/// One keep-alive connection from `from` asking for `path` until `stop`: answers counted by
-/// status (200 and everything else).
+/// One keep-alive connection from 127.0.0.3 asking for `path` until `stop`: answers counted
+/// by status (200 and everything else).
 fn downloader(
     addr: SocketAddr,
     path: String,
@@ -91,10 +89,8 @@ fn connect_from(from: &str, addr: SocketAddr) -> std::io::Result<TcpStream> {
         .build()?;
     let stream = rt.block_on(async {
         let socket = tokio::net::TcpSocket::new_v4()?;
-        socket.bind(SocketAddr::new(
-            from.parse().map_err(std::io::Error::other)?,
-            0,
-        ))?;
+        let from = from.parse().map_err(std::io::Error::other)?;
+        socket.bind(SocketAddr::new(from, 0))?;
         socket.connect(addr).await
     })?;
     let std = stream.into_std()?;
@@ -229,21 +225,16 @@ async fn sixty_downloads_from_one_address_neither_sink_the_memory_nor_stall_a_ro
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&data);
-    let peak = peak.load(Ordering::Relaxed);
+    let [before, peak, after] = [before, peak.load(Ordering::Relaxed), after].map(|b| b >> 20);
     let [served, refused] = [0, 1].map(|i| counts[i].load(Ordering::Relaxed));
     eprintln!(
-        "{CONNECTIONS} downloaders: {served} files served, {refused} refusals; server RSS {} MiB before, {} MiB at most, {} MiB 15 s after; victim's largest snap gap {worst:?} (calm: {calm:?}); another address's slowest download {slowest:?}",
-        before >> 20,
-        peak >> 20,
-        after >> 20
+        "{CONNECTIONS} downloaders: {served} files served, {refused} refusals; server RSS {before} MiB before, {peak} MiB at most, {after} MiB 15 s after; victim's largest snap gap {worst:?} (calm: {calm:?}); another address's slowest download {slowest:?}"
     );
     assert_eq!(closed, None, "the victim was closed");
-    assert!(peak < 300 << 20, "the server grew to {} MiB", peak >> 20);
+    assert!(peak < 300, "the server grew to {peak} MiB");
     assert!(
-        after < before + (64 << 20),
-        "the server kept {} MiB after the attack ({} MiB before)",
-        after >> 20,
-        before >> 20
+        after < before + 64,
+        "the server kept {after} MiB after the attack ({before} MiB before)"
     );
     assert!(
         worst < Duration::from_millis(100),
