@@ -548,3 +548,6 @@ mod db_urls;
 
 #[path = "cli/key_files.rs"]
 mod key_files;
+
+#[path = "cli/sql_cells.rs"]
+mod sql_cells;

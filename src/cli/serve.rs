@@ -12,6 +12,10 @@ pub struct Args {
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (several nodes; docs/SCALING.md).
     #[arg(long, env = "UNDERCOOKED_DB")]
     db: Option<String>,
+    /// Mebibytes the replay API keeps of its answers (rounds, frames, files) in all.
+    #[arg(long, env = "UNDERCOOKED_REPLAY_CACHE_MB", default_value = "64",
+          value_parser = undercooked::shared::config::ranged::<usize>("UNDERCOOKED_REPLAY_CACHE_MB", 1, 4096))]
+    replay_cache_mb: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -41,6 +45,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if let Some(n) = config.worker_threads {
         runtime.worker_threads(n);
     }
+    // A small blocking pool whose idle threads end soon: bursts of file reads queue for a
+    // thread instead of starting hundreds (docs/SECURITY.md).
+    runtime
+        .max_blocking_threads(undercooked::server::BLOCKING_THREADS)
+        .thread_keep_alive(undercooked::server::BLOCKING_KEEP_ALIVE);
     let runtime = runtime
         .enable_all()
         .build()
@@ -57,7 +66,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             tracing::warn!(file = %broken.file, errors = %broken.errors.join("; "), "level file left out: it is not a level");
         }
         let shared = undercooked::server::open(config, levels, &db).await?;
-        let node = undercooked::server::join(shared, addr).await?;
+        let node = undercooked::server::join(shared, addr)
+            .await?
+            .with_replay_cache_mb(args.replay_cache_mb);
         let db = undercooked::store::printable(&db);
         tracing::info!(%addr, levels = node.shared.levels.all().len(), data_dir = %data_dir.display(), %db, "undercooked serving");
         undercooked::server::run(listener, node, stop).await;

@@ -9,9 +9,12 @@
 //! progress handler on the connection, called every `CHECK_EVERY` virtual-machine steps,
 //! interrupts the statement once the deadline has passed (the query really stops, rather
 //! than running on unread), and a timer a second later catches a step that never returns.
+//! SQLite's heap is capped (`SQLITE_MEMORY_MIB`), so a query building a gigabyte cell fails
+//! at once; and a watchdog ends the process two seconds past the limit whatever it is doing
+//! (printing a huge cell into a slow pipe, say), on either engine.
 
 use super::DbArgs;
-use super::sql_end::{MAX_TIMEOUT_S, Query, Stop, ended};
+use super::sql_end::{MAX_TIMEOUT_S, Query, SQLITE_MEMORY_MIB, Stop, ended, out_of_memory};
 use super::sql_print::{Output, cell};
 use anyhow::Context;
 use futures_util::TryStreamExt;
@@ -53,6 +56,25 @@ impl Args {
     }
 }
 
+/// Set when sqlx's SQLite worker thread panicked. It does when SQLite cannot copy a row's
+/// value within `SQLITE_MEMORY_MIB` (sqlx expects that copy to succeed), and the rows then
+/// simply end: that end is the memory bound's stop, not a short result.
+static WORKER_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Notes a panic of sqlx's SQLite worker in `WORKER_FAILED` instead of printing it (the
+/// stop is said in a sentence); any other thread's panic is printed as always.
+fn watch_worker() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let name = std::thread::current().name().map(str::to_string);
+        if name.is_some_and(|n| n.starts_with("sqlx-sqlite-worker")) {
+            WORKER_FAILED.store(true, Ordering::SeqCst);
+        } else {
+            default(info);
+        }
+    }));
+}
+
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -64,12 +86,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!("undercooked: refused: {why}");
         return Ok(2);
     }
+    super::sql_end::watchdog(Duration::from_secs(args.timeout_s));
     rt.block_on(async move {
         let store = undercooked::store::Store::open_read_only(&location).await?;
         let undercooked::store::Pool::Sqlite(pool) = &store.pool else {
             return super::sql_pg::run(&store, &args.query()).await;
         };
         let mut conn = pool.acquire().await.context("opening the database")?;
+        watch_worker();
+        let cap = format!("PRAGMA hard_heap_limit = {}", SQLITE_MEMORY_MIB << 20);
+        sqlx::query(sqlx::AssertSqlSafe(cap))
+            .execute(&mut *conn)
+            .await
+            .context("capping SQLite's memory")?;
         let limit = Duration::from_secs(args.timeout_s);
         let deadline = Instant::now() + limit;
         let interrupted = Arc::new(AtomicBool::new(false));
@@ -94,7 +123,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                     Ok(Err(_)) if interrupted.load(Ordering::Relaxed) => {
                         break Some(Stop::Timeout);
                     }
+                    Ok(Err(e)) if out_of_memory(&e) || WORKER_FAILED.load(Ordering::SeqCst) => {
+                        break Some(Stop::Memory);
+                    }
                     Ok(Err(e)) => break Some(Stop::Failed(e)),
+                    Ok(Ok(None)) if WORKER_FAILED.load(Ordering::SeqCst) => {
+                        break Some(Stop::Memory);
+                    }
                     Ok(Ok(None)) => break None,
                     Ok(Ok(Some(row))) => row,
                 };

@@ -4,6 +4,11 @@
 
 use super::sql_print::Output;
 
+/// SQLite's heap while `sql` runs (`PRAGMA hard_heap_limit`): a query that needs more (a
+/// gigabyte cell built by `hex(zeroblob(…))`, say) fails at once instead of growing the
+/// process for as long as it runs. The page cache and the sorter spill to disk well within it.
+pub const SQLITE_MEMORY_MIB: u64 = 64;
+
 /// The longest timeout `--timeout-s` takes (an hour).
 pub const MAX_TIMEOUT_S: u64 = 3600;
 
@@ -25,6 +30,8 @@ pub enum Stop {
     Timeout,
     /// PostgreSQL: a lock the query needed was held past `LOCK_WAIT_S`.
     Locked,
+    /// SQLite: the query needed more than `SQLITE_MEMORY_MIB` (a cell or a sort that big).
+    Memory,
     /// The engine's own error.
     Failed(sqlx::Error),
 }
@@ -61,6 +68,12 @@ pub fn ended(
             );
             Ok(2)
         }
+        Some(Stop::Memory) => {
+            eprintln!(
+                "undercooked: stopped: the query needed more than {SQLITE_MEMORY_MIB} MiB of memory (a cell or a sort that large); ask for less of it (substr(), length(), LIMIT)"
+            );
+            Ok(2)
+        }
         Some(Stop::Failed(e)) => Ok(failed(location, &e)),
     }
 }
@@ -77,4 +90,25 @@ fn failed(location: &str, e: &sqlx::Error) -> u8 {
         eprintln!("undercooked: the query failed: {msg}");
     }
     2
+}
+
+/// Whether SQLite refused the query for memory (`SQLITE_NOMEM`, code 7: past
+/// `SQLITE_MEMORY_MIB`).
+pub fn out_of_memory(e: &sqlx::Error) -> bool {
+    e.as_database_error()
+        .is_some_and(|d| d.code().as_deref() == Some("7") || d.message().contains("out of memory"))
+}
+
+/// Ends the process, exit 2, once `limit` and a grace have passed, whatever it is doing: a
+/// write to a pipe nobody reads, or a step that never returns, cannot hold `sql` past its
+/// time limit. (The query's own checks stop it at the deadline; this is the backstop.)
+pub fn watchdog(limit: std::time::Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit + std::time::Duration::from_secs(2));
+        eprintln!(
+            "undercooked: stopped: the query and its printing ran past the {}-second limit (raise it with --timeout-s or UNDERCOOKED_SQL_TIMEOUT_S, at most {MAX_TIMEOUT_S})",
+            limit.as_secs()
+        );
+        std::process::exit(2);
+    });
 }

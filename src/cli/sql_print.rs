@@ -4,12 +4,19 @@
 //! table measures its column widths on its first `TABLE_SAMPLE` rows, prints them, then
 //! prints every later row at once with those widths (a later cell wider than its column
 //! pushes the rest of its line right). So memory stays flat whatever the result's size.
+//! A table cell longer than `MAX_CELL_CHARS` is cut there, with a marker saying how long it
+//! was (`… (70000 chars)`): a terminal cannot show it anyway, and `--csv` or `--json` print
+//! it whole. The padding is written out rather than asked of `format!`, whose width stops at
+//! 65,535.
 
 use super::out::Stdout;
 use sqlx::{Row, TypeInfo, ValueRef};
 
 /// Rows the table holds to measure its columns before it prints anything.
 pub const TABLE_SAMPLE: usize = 1000;
+
+/// The most characters of one cell a table prints.
+pub const MAX_CELL_CHARS: usize = 1000;
 
 /// One cell as JSON: integers and reals as numbers, blobs as hex, text as strings.
 pub fn cell(row: &sqlx::sqlite::SqliteRow, i: usize) -> serde_json::Value {
@@ -84,6 +91,22 @@ fn text(v: &serde_json::Value) -> String {
         serde_json::Value::Null => "NULL".into(),
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+/// A cell as a table prints it: past `MAX_CELL_CHARS` characters, its start and its length.
+fn clipped(v: &serde_json::Value) -> String {
+    let long = match v {
+        serde_json::Value::String(s) => s,
+        other => return clip(&text(other)),
+    };
+    clip(long)
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_CELL_CHARS) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}… ({} chars)", &s[..cut], s.chars().count()),
     }
 }
 
@@ -163,13 +186,13 @@ impl Printer {
             }
             Printer::Csv(w) => w.write_record(row.iter().map(text))?,
             Printer::Table { sample, widths } if widths.is_empty() => {
-                sample.push(row.iter().map(text).collect());
+                sample.push(row.iter().map(clipped).collect());
                 if sample.len() >= TABLE_SAMPLE {
                     *widths = print_head(columns, sample);
                 }
             }
             Printer::Table { widths, .. } => {
-                outln!("{}", line(row.iter().map(text).collect(), widths));
+                outln!("{}", line(row.iter().map(clipped).collect(), widths));
             }
         }
         Ok(())
@@ -207,12 +230,15 @@ fn print_head(columns: &[String], sample: &mut Vec<Vec<String>>) -> Vec<usize> {
                 .iter()
                 .filter_map(|r| r.get(i))
                 .map(|c| c.chars().count())
-                .chain([columns[i].chars().count(), 1])
+                .chain([clip(&columns[i]).chars().count(), 1])
                 .max()
                 .unwrap_or(1)
         })
         .collect();
-    outln!("{}", line(columns.to_vec(), &widths));
+    outln!(
+        "{}",
+        line(columns.iter().map(|c| clip(c)).collect(), &widths)
+    );
     outln!(
         "{}",
         line(widths.iter().map(|w| "-".repeat(*w)).collect(), &widths)
@@ -227,9 +253,36 @@ fn line(cells: Vec<String>, widths: &[usize]) -> String {
     cells
         .iter()
         .zip(widths)
-        .map(|(c, w)| format!("{c:<w$}"))
+        .map(|(c, w)| {
+            let pad = w.saturating_sub(c.chars().count());
+            format!("{c}{}", " ".repeat(pad))
+        })
         .collect::<Vec<_>>()
         .join("  ")
         .trim_end()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_past_the_cut_keeps_its_start_and_says_its_length() {
+        let wide = "é".repeat(70_000);
+        let cut = clip(&wide);
+        assert!(
+            cut.ends_with("… (70000 chars)"),
+            "{}",
+            &cut[cut.len() - 40..]
+        );
+        assert_eq!(
+            cut.chars().count(),
+            MAX_CELL_CHARS + "… (70000 chars)".chars().count()
+        );
+        assert_eq!(clip("short"), "short");
+        // Padding past 65,535 columns (`format!`'s width stops there) is written out.
+        let padded = line(vec!["a".into(), "b".into()], &[70_000, 1]);
+        assert_eq!(padded.len(), 70_000 + 2 + 1);
+    }
 }

@@ -12,7 +12,8 @@
 //! connection; `upgrade` (the `/ws/{code}` handshake, before warp) hands the socket to
 //! `socket`, its task (the connection itself, its reading, rules and writing, is
 //! `crate::net`). `replays_api` answers the replay viewer from `replay_cache` (answers kept
-//! per file, built on the blocking pool by `replay_decode`). `torn` reindexes, at start,
+//! per file, built on the blocking pool by `replay_decode`), each address held to its share
+//! of those requests by `replay_shares`. `torn` reindexes, at start,
 //! the rounds a killed node left torn.
 
 mod accept;
@@ -24,6 +25,7 @@ mod metrics;
 mod quick;
 pub(crate) mod replay_cache;
 mod replay_decode;
+mod replay_shares;
 mod replays_api;
 mod reply;
 mod rooms_api;
@@ -86,7 +88,26 @@ pub struct Node {
     pub shared: Arc<Shared>,
     pub directory: Arc<Directory>,
     internal: Option<TcpListener>,
+    /// The replay API's cache budget (`UNDERCOOKED_REPLAY_CACHE_MB`).
+    replay_cache_bytes: usize,
 }
+
+impl Node {
+    /// The node with the replay API's answers kept in at most `mb` mebibytes.
+    pub fn with_replay_cache_mb(mut self, mb: usize) -> Node {
+        self.replay_cache_bytes = mb << 20;
+        self
+    }
+}
+
+/// Threads tokio's blocking pool may run at once. Replay reads and decodes, the start's
+/// reindex and file reads of uploads go there; past this they queue rather than each
+/// taking a thread (the pool's default, 512, let one address's downloads start hundreds).
+pub const BLOCKING_THREADS: usize = 8;
+
+/// How long an idle blocking thread lives: briefly, so a burst's threads, and what the
+/// allocator holds for them, are given back soon after it.
+pub const BLOCKING_KEEP_ALIVE: Duration = Duration::from_secs(2);
 
 /// Why a node could not join its cluster.
 #[derive(Debug, thiserror::Error)]
@@ -114,6 +135,7 @@ pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<N
             shared,
             directory: Arc::new(Directory::Single),
             internal: None,
+            replay_cache_bytes: replay_cache::DEFAULT_MB << 20,
         });
     }
     let addr = shared.config.internal_bind;
@@ -128,6 +150,7 @@ pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<N
         shared,
         directory,
         internal: Some(internal),
+        replay_cache_bytes: replay_cache::DEFAULT_MB << 20,
     })
 }
 
@@ -142,8 +165,9 @@ pub async fn run(listener: TcpListener, node: Node, shutdown: impl Future<Output
         shared,
         directory,
         internal,
+        replay_cache_bytes,
     } = node;
-    let routes = warp::service(routes::routes(&shared, &directory));
+    let routes = warp::service(routes::routes(&shared, &directory, replay_cache_bytes));
     let (stop_internal, internal_stopped) = tokio::sync::oneshot::channel::<()>();
     let internal = internal.map(|l| {
         tokio::spawn(internal::serve(

@@ -1,5 +1,6 @@
 //! What the replay API answers for a file, decoded from its bytes: the round's header and
-//! layout, or its recorded frames as one JSON body (plain and gzip).
+//! layout, or its recorded frames as one JSON body (plain and gzip); the file itself is kept
+//! as read.
 //!
 //! These run on the blocking pool (`replay_cache` sends them there) and read the file through
 //! the same bounded readers as `verify`: a record's claimed lengths are capped by bincode's
@@ -23,6 +24,8 @@ pub enum Decoded {
     Round(Value),
     /// `GET /api/replays/{id}/frames`'s body, and the same gzipped.
     Frames { plain: Bytes, gzip: Bytes },
+    /// `GET /api/replays/{id}/file`'s body: the file's bytes as they are.
+    File(Bytes),
     /// Why the file cannot be read.
     Unreadable(String),
 }
@@ -33,6 +36,7 @@ impl Decoded {
         match self {
             Decoded::Round(v) => v.to_string().len(),
             Decoded::Frames { plain, gzip } => plain.len() + gzip.len(),
+            Decoded::File(bytes) => bytes.len(),
             Decoded::Unreadable(why) => why.len(),
         }
     }

@@ -4,22 +4,30 @@
 //! The frames are the ones the players were sent, read back from the replay file; the
 //! viewer draws them with the live renderer. A round whose file is gone says so (`410`), one
 //! whose file cannot be read says why (`422`). Files are read and decoded on the blocking
-//! pool and the answers kept per file (`replay_cache`). On PostgreSQL a finished round's
+//! pool and the answers kept per file (`replay_cache`), the file itself among them. Each
+//! address holds at most `replay_shares::PER_ADDRESS` of these requests at once; one more
+//! waits its turn up to `replay_shares::WAIT`, then is refused `429 rate_limited` with
+//! `Retry-After: 1`, before it costs a look-up. On PostgreSQL a finished round's
 //! replay is read from the copy stored in the database (`store::stored_replays`), so every
 //! node serves every round; a round with no stored copy yet (still playing, or not uploaded)
 //! is read from its file, where this node's disk has it.
 
-use super::replay_cache::{CacheError, Kind, ReplayCache, Source};
+use super::replay_cache::{CacheError, Kind, Place, ReplayCache};
 use super::replay_decode::Decoded;
-use super::reply::{answer, refuse};
+use super::replay_shares::Share;
+use super::reply::{answer, refuse, refuse_retry};
 use crate::shared::Shared;
+use crate::shared::admission::Source;
 use crate::store::{replays, stored_replays};
 use crate::wire::messages::code;
+use crate::wire::messages::code::RATE_LIMITED;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use warp::Rejection;
+use warp::Reply;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
@@ -89,7 +97,7 @@ fn unavailable() -> Response {
 
 /// Where a round's replay is (its stored copy, else its file), or the answer that says
 /// there is none.
-async fn source_of(shared: &Shared, id: &str) -> Result<Source, Response> {
+async fn source_of(shared: &Shared, id: &str) -> Result<Place, Response> {
     let store = shared.store().ok_or_else(no_history)?;
     let place = replays::replay_place(store, id).await.map_err(|e| {
         tracing::warn!(error = %e, "a replay's place could not be read");
@@ -101,7 +109,7 @@ async fn source_of(shared: &Shared, id: &str) -> Result<Source, Response> {
     };
     let path = PathBuf::from(path);
     match (stored_replays::stores_replays(store), stored) {
-        (true, Some(size)) => Ok(Source::Stored {
+        (true, Some(size)) => Ok(Place::Stored {
             store: store.clone(),
             round_key: id.to_string(),
             size,
@@ -112,13 +120,26 @@ async fn source_of(shared: &Shared, id: &str) -> Result<Source, Response> {
             "replay_gone",
             "the replay of this round is not in the database yet and its file is not on this node's disk (a round's replay is uploaded when the round ends)",
         )),
-        _ => Ok(Source::File(path)),
+        _ => Ok(Place::File(path)),
     }
 }
 
 fn gone(e: &std::io::Error) -> Response {
     let why = format!("the replay file of this round is gone ({e})");
     refuse(StatusCode::GONE, "replay_gone", why)
+}
+
+/// A place in the address's share of the replay routes (waiting up to `WAIT` for one), or
+/// the `429` past it. Taken first, so a refused request costs no look-up.
+async fn share(cache: &ReplayCache, from: Option<Source>) -> Result<Share, Response> {
+    cache.share(from).await.ok_or_else(|| {
+        refuse_retry(
+            StatusCode::TOO_MANY_REQUESTS,
+            RATE_LIMITED,
+            "your address has as many replay requests under way as it may; ask again in a second",
+            1,
+        )
+    })
 }
 
 /// A round's `kind` answer from the cache (built on the blocking pool when missing), or the
@@ -161,7 +182,12 @@ pub async fn round(
     id: String,
     shared: Arc<Shared>,
     cache: Arc<ReplayCache>,
+    from: Option<Source>,
 ) -> Result<Response, Rejection> {
+    let _share = match share(&cache, from).await {
+        Ok(s) => s,
+        Err(r) => return Ok(r),
+    };
     let d = match decoded(&shared, &cache, &id, Kind::Round).await {
         Ok(d) => d,
         Err(r) => return Ok(r),
@@ -187,7 +213,12 @@ pub async fn frames(
     accept_encoding: Option<String>,
     shared: Arc<Shared>,
     cache: Arc<ReplayCache>,
+    from: Option<Source>,
 ) -> Result<Response, Rejection> {
+    let _share = match share(&cache, from).await {
+        Ok(s) => s,
+        Err(r) => return Ok(r),
+    };
     let d = match decoded(&shared, &cache, &id, Kind::Frames).await {
         Ok(d) => d,
         Err(r) => return Ok(r),
@@ -216,48 +247,67 @@ pub async fn frames(
 }
 
 /// `GET /api/replays/{id}/file`: the `.ucr` file (its stored copy, byte for byte, on
-/// PostgreSQL), as a download.
-pub async fn file(id: String, shared: Arc<Shared>) -> Result<Response, Rejection> {
-    let path = match source_of(&shared, &id).await {
-        Ok(Source::File(p)) => p,
-        Ok(Source::Stored {
-            store, round_key, ..
-        }) => {
-            return Ok(match stored_replays::fetch(&store, &round_key).await {
-                Ok(Some((bytes, _))) => download(&id, bytes),
-                Ok(None) => gone(&std::io::Error::other(
-                    "its stored copy is no longer in the database",
-                )),
-                Err(e @ stored_replays::GetError::TooBig(_)) => refuse(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "unreadable",
-                    e.to_string(),
-                ),
-                Err(e) => {
-                    tracing::warn!(error = %e, "a stored replay could not be read");
-                    unavailable()
-                }
-            });
-        }
+/// PostgreSQL), as a download, from the cache like the other answers: a round downloaded a
+/// thousand times is read once and sent from one buffer. The download keeps its place in
+/// the address's share until its last byte is sent, so one address sends at most
+/// `PER_ADDRESS` files at once, however many connections it opens.
+pub async fn file(
+    id: String,
+    shared: Arc<Shared>,
+    cache: Arc<ReplayCache>,
+    from: Option<Source>,
+) -> Result<Response, Rejection> {
+    let share = match share(&cache, from).await {
+        Ok(s) => s,
         Err(r) => return Ok(r),
     };
-    // Read on the blocking pool: a file read never holds an HTTP worker.
-    let bytes = match tokio::task::spawn_blocking(move || crate::log::read_file(&path)).await {
-        Ok(Ok(b)) => b,
-        Ok(Err(crate::log::FileError::Io(e))) => return Ok(gone(&e)),
-        Ok(Err(e)) => {
-            let why = e.to_string();
-            return Ok(refuse(StatusCode::UNPROCESSABLE_ENTITY, "unreadable", why));
-        }
-        Err(e) => return Ok(gone(&std::io::Error::other(e.to_string()))),
+    let d = match decoded(&shared, &cache, &id, Kind::File).await {
+        Ok(d) => d,
+        Err(r) => return Ok(r),
     };
-    Ok(download(&id, bytes))
+    let Decoded::File(bytes) = &*d else {
+        return Ok(refuse(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unreadable",
+            "no file",
+        ));
+    };
+    Ok(download(&id, bytes.clone(), share))
 }
 
-/// A replay's bytes as a `.ucr` download named by its round key.
-fn download(id: &str, bytes: Vec<u8>) -> Response {
-    let mut resp = Response::new(bytes.into());
+/// Bytes a download hands to the connection at a time (slices of the kept buffer, never
+/// copies).
+const CHUNK: usize = 64 << 10;
+
+/// The most bytes a second one download is sent at (a 150 s round's file, under 256 KB,
+/// goes at once; a 12 MiB one in under a second). Unpaced, two downloads from one address
+/// over loopback moved 2.2 GB a second, and the copying took the CPU a room's ticks need.
+pub const RATE: u64 = 16 << 20;
+
+/// A replay's bytes as a `.ucr` download named by its round key, sent in `CHUNK`s at up to
+/// `RATE` while `share` is held (given back at the last chunk, or when the connection drops
+/// the body).
+fn download(id: &str, bytes: bytes::Bytes, share: Share) -> Response {
+    let length = bytes.len();
+    let started = tokio::time::Instant::now();
+    let chunks =
+        futures_util::stream::unfold((bytes, 0, share), move |(bytes, at, share)| async move {
+            if at >= bytes.len() {
+                return None;
+            }
+            // Paced: the bytes sent so far are never ahead of `RATE`.
+            let due = started + Duration::from_secs_f64(at as f64 / RATE as f64);
+            tokio::time::sleep_until(due).await;
+            let end = (at + CHUNK).min(bytes.len());
+            let chunk = bytes.slice(at..end);
+            Some((
+                Ok::<_, std::convert::Infallible>(chunk),
+                (bytes, end, share),
+            ))
+        });
+    let mut resp = warp::reply::stream(chunks).into_response();
     let h = resp.headers_mut();
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),

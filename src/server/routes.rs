@@ -197,6 +197,7 @@ fn info(
 /// Recorded rounds: the list, one round, its frames, its file.
 fn replays(
     shared: &Arc<Shared>,
+    cache_bytes: usize,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + use<> {
     let list = warp::path!("api" / "replays")
         .and(warp::get())
@@ -204,7 +205,7 @@ fn replays(
         .and(with(shared))
         .and_then(replays_api::list);
     // The decoded answers, kept per file for every request to the replay routes.
-    let cache = Arc::new(ReplayCache::default());
+    let cache = Arc::new(ReplayCache::new(cache_bytes));
     let with_cache = move || {
         let cache = cache.clone();
         warp::any().map(move || cache.clone())
@@ -213,16 +214,20 @@ fn replays(
         .and(warp::get())
         .and(with(shared))
         .and(with_cache())
+        .and(from())
         .and_then(replays_api::round);
     let frames = warp::path!("api" / "replays" / String / "frames")
         .and(warp::get())
         .and(warp::header::optional::<String>("accept-encoding"))
         .and(with(shared))
         .and(with_cache())
+        .and(from())
         .and_then(replays_api::frames);
     let file = warp::path!("api" / "replays" / String / "file")
         .and(warp::get())
         .and(with(shared))
+        .and(with_cache())
+        .and(from())
         .and_then(replays_api::file);
     list.or(round).unify().or(frames).unify().or(file).unify()
 }
@@ -290,11 +295,12 @@ fn client() -> impl Filter<Extract = (Response,), Error = Rejection> + Clone + u
 pub fn routes(
     shared: &Arc<Shared>,
     directory: &Arc<Directory>,
+    replay_cache_bytes: usize,
 ) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone + use<> {
     rooms(shared, directory)
         .or(info(shared, directory))
         .unify()
-        .or(replays(shared))
+        .or(replays(shared, replay_cache_bytes))
         .unify()
         .or(seams(shared))
         .unify()

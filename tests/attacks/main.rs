@@ -1,7 +1,8 @@
 //! One client must not stall or sink the server, nor take what every other player needs.
 //! Each file is one kind of attack, run beside a victim who must still be served: `floods`
-//! (frames of every kind, a client that never reads), `shares` (the pools every player
-//! needs: sockets waiting to say `hello`, rooms, the request budget). These tests run one at a time (the
+//! (frames of every kind, a client that never reads), `replays` (downloads without end),
+//! `shares` (the pools every player needs: sockets waiting to say `hello`, rooms, the
+//! request budget). These tests run one at a time (the
 //! `ONE` lock), and in their own test binary, so nothing else shares the machine's two cores
 //! with them.
 
@@ -9,6 +10,7 @@
 mod server;
 
 mod floods;
+mod replays;
 mod shares;
 
 use serde_json::json;
@@ -21,8 +23,13 @@ pub(crate) static ONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(()
 /// A victim: a solo room (a person and three bots) playing the first campaign level, read
 /// by `victim`.
 pub(crate) async fn victim(server: &TestServer) -> Client {
+    victim_at(server.addr).await
+}
+
+/// `victim`, on the server at `addr` (one started as its own process, say).
+pub(crate) async fn victim_at(addr: std::net::SocketAddr) -> Client {
     let (status, solo) = server::http(
-        server.addr,
+        addr,
         "POST",
         "/api/rooms/solo",
         Some(r#"{"name":"Victim"}"#),
@@ -32,7 +39,7 @@ pub(crate) async fn victim(server: &TestServer) -> Client {
     assert_eq!(status, 201, "{solo}");
     let code = solo["room_code"].as_str().unwrap();
     let token = solo["you"]["token"].as_str().unwrap();
-    let mut me = Client::hello_from("127.0.0.2", server.addr, code, token).await;
+    let mut me = Client::hello_from("127.0.0.2", addr, code, token).await;
     me.send(json!({"type": "start"})).await;
     me.expect("snap").await;
     me
