@@ -108,10 +108,34 @@ impl Source {
     }
 }
 
+/// Places held in all and by each address: the count behind the connection permits and the
+/// pending-socket places (`shared::pending`).
 #[derive(Default)]
-struct Held {
-    open: usize,
+pub(super) struct Held {
+    pub(super) open: usize,
     by_source: HashMap<Source, u32>,
+}
+
+impl Held {
+    /// The places `source` holds.
+    pub(super) fn of(&self, source: Source) -> u32 {
+        self.by_source.get(&source).copied().unwrap_or(0)
+    }
+
+    pub(super) fn take(&mut self, source: Source) {
+        self.open += 1;
+        *self.by_source.entry(source).or_insert(0) += 1;
+    }
+
+    pub(super) fn give_back(&mut self, source: Source) {
+        self.open = self.open.saturating_sub(1);
+        if let Some(n) = self.by_source.get_mut(&source) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.by_source.remove(&source);
+            }
+        }
+    }
 }
 
 /// The server's connection permits.
@@ -142,14 +166,7 @@ impl Permit {
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        let mut held = self.admission.lock();
-        held.open = held.open.saturating_sub(1);
-        if let Some(n) = held.by_source.get_mut(&self.source) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                held.by_source.remove(&self.source);
-            }
-        }
+        self.admission.lock().give_back(self.source);
     }
 }
 
@@ -170,7 +187,7 @@ impl Admission {
     pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Permit, Refused> {
         let source = Source::of(ip);
         let mut held = self.lock();
-        let mine = held.by_source.get(&source).copied().unwrap_or(0);
+        let mine = held.of(source);
         let verdict = if mine as usize >= self.limits.per_ip {
             Err(Refused::PerAddress)
         } else if held.open < self.limits.max - self.limits.reserve {
@@ -182,8 +199,7 @@ impl Admission {
         };
         match verdict {
             Ok(reserve) => {
-                held.open += 1;
-                *held.by_source.entry(source).or_insert(0) += 1;
+                held.take(source);
                 Ok(Permit {
                     admission: self.clone(),
                     source,

@@ -9,7 +9,7 @@
 //! 5 s while under half the cap, down to 1 s at the cap, so silent sockets held to fill it
 //! turn over five times faster.
 
-use super::admission::{Refused, Source};
+use super::admission::{Held, Refused, Source};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,7 +19,7 @@ pub struct PendingSockets {
     cap: usize,
     per_address: u32,
     reserve: usize,
-    held: Mutex<(usize, HashMap<Source, u32>)>,
+    held: Mutex<Held>,
 }
 
 /// A socket's place while it has not said `hello`; given back when dropped.
@@ -30,14 +30,7 @@ pub struct Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        let mut held = crate::lock::lock(&self.of.held);
-        held.0 = held.0.saturating_sub(1);
-        if let Some(n) = held.1.get_mut(&self.source) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                held.1.remove(&self.source);
-            }
-        }
+        crate::lock::lock(&self.of.held).give_back(self.source);
     }
 }
 
@@ -53,7 +46,7 @@ impl PendingSockets {
             cap,
             per_address,
             reserve: cap / 4,
-            held: Mutex::new((0, HashMap::new())),
+            held: Mutex::new(Held::default()),
         })
     }
 
@@ -61,16 +54,14 @@ impl PendingSockets {
     /// in before), or why not.
     pub fn admit(self: &Arc<Self>, source: Source, known: bool) -> Result<Pending, Refused> {
         let mut held = crate::lock::lock(&self.held);
-        let mine = held.1.get(&source).copied().unwrap_or(0);
-        if mine >= self.per_address {
+        if held.of(source) >= self.per_address {
             return Err(Refused::PendingPerAddress);
         }
-        let open = held.0 < self.cap.saturating_sub(self.reserve);
-        if !(open || (known && held.0 < self.cap)) {
+        let open = held.open < self.cap.saturating_sub(self.reserve);
+        if !(open || (known && held.open < self.cap)) {
             return Err(Refused::PendingSockets);
         }
-        held.0 += 1;
-        *held.1.entry(source).or_insert(0) += 1;
+        held.take(source);
         Ok(Pending {
             of: self.clone(),
             source,
@@ -79,7 +70,7 @@ impl PendingSockets {
 
     /// Places taken now.
     pub fn held(&self) -> usize {
-        crate::lock::lock(&self.held).0
+        crate::lock::lock(&self.held).open
     }
 
     /// How long a socket has to say `hello` now: 5 s while under half the cap, then less

@@ -14,6 +14,17 @@ fn start(port: u16, data: &std::path::Path) -> Child {
     server::serve_child(port, "tests/fixtures/levels", data, &[], Stdio::null())
 }
 
+/// The fixtures' quick level, as the bots that play it need it.
+fn quick_soup() -> undercooked::sim::Level {
+    let dir = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/levels"
+    ));
+    undercooked::levels::find(&dir, "01_quick_soup")
+        .unwrap()
+        .level
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
     let addr = server::free_addr();
@@ -30,15 +41,7 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
         let (_, j) = server::join_room(addr, &code, name).await;
         tokens.push(j["you"]["token"].as_str().unwrap().to_string());
     }
-    let level = undercooked::levels::find(
-        &std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/levels"
-        )),
-        "01_quick_soup",
-    )
-    .unwrap()
-    .level;
+    let level = quick_soup();
     let mut clients = Vec::new();
     for t in &tokens {
         clients.push(Client::hello(addr, &code, t).await);
@@ -272,15 +275,7 @@ async fn kill_9_just_after_a_round_ends_keeps_its_result_through_the_restart() {
     let mut server = start(port, &data);
     server::wait_up(addr).await;
     let (_, _, _, a, b) = server::two_player_round_at(addr, "01_quick_soup").await;
-    let level = undercooked::levels::find(
-        &std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/levels"
-        )),
-        "01_quick_soup",
-    )
-    .unwrap()
-    .level;
+    let level = quick_soup();
     let mut first = tokio::spawn(server::play(a, 0, level.clone()));
     let mut second = tokio::spawn(server::play(b, 1, level));
     // The moment one seat reads the round's end, the server is killed (SIGKILL, no fork
