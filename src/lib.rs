@@ -50,6 +50,7 @@ pub mod lock;
 pub mod log;
 pub mod net;
 pub mod process;
+pub mod resume;
 pub mod room;
 pub mod round;
 pub mod server;

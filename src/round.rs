@@ -98,6 +98,43 @@ impl<W: Write> Round<W> {
         Ok((round, first))
     }
 
+    /// Goes on with a round re-folded from its file (`crate::resume`): `rerun` is the
+    /// re-run of the file up to where it was cut, `out` appends after that cut. Writes the
+    /// `Resumed` record, and queues the frames the file had lost (re-encoded exactly as
+    /// they were sent) at the head of the new frame stream.
+    pub fn resume(
+        rerun: crate::verify::Rerun,
+        out: W,
+        stopped_unix_s: u64,
+        resumed_unix_s: u64,
+    ) -> Result<Round<W>, RoundError> {
+        let (Some(mut fold), Some(players)) = (rerun.fold, rerun.players) else {
+            return Err(RoundError::Fold(FoldError("the re-run has no fold".into())));
+        };
+        let mut writer = ReplayWriter::continuing(out);
+        let resumed = Record::Resumed {
+            tick: fold.state.tick,
+            stopped_unix_s,
+            resumed_unix_s,
+        };
+        fold.apply(&resumed, &mut Vec::new())?;
+        writer.append(&resumed)?;
+        let mut round = Round {
+            fold,
+            writer,
+            players,
+            compressor: FrameCompressor::new()?,
+            block_len: 0,
+            block_first_pass: rerun.recorded_passes as u32,
+            passes: rerun.recorded_passes as u32,
+        };
+        for (_, frame) in &rerun.frames[rerun.recorded_passes.min(rerun.frames.len())..] {
+            round.record_pass(frame)?;
+        }
+        round.writer.flush()?;
+        Ok(round)
+    }
+
     /// Appends an accepted input or seat change, stamped with the current tick.
     pub fn append(&mut self, accepted: Accepted) -> Result<(), RoundError> {
         let record = accepted.at(self.fold.state.tick);
@@ -173,6 +210,11 @@ impl<W: Write> Round<W> {
         self.writer.append(&end)?;
         self.writer.flush()?;
         Ok((self.writer.into_inner(), result))
+    }
+
+    /// Where the round is written (the live room takes its streamed bytes from it).
+    pub fn out_mut(&mut self) -> &mut W {
+        self.writer.get_mut()
     }
 
     /// The fold as it stands: the state, the rules, the header, the player ids.

@@ -100,6 +100,10 @@ pub struct Rerun {
     pub frames: Vec<(u32, SnapFrame)>,
     pub verdict: Verdict,
     pub records: usize,
+    /// The players' chain as the last pass left it (a resumed round encodes on from it).
+    pub players: Option<PlayerPasses>,
+    /// How many of `frames` the file had recorded (the rest were lost with their process).
+    pub recorded_passes: usize,
 }
 
 /// The re-run under way: the fold, the players' frames as `Round` encodes them, and how far
@@ -109,6 +113,8 @@ struct Check {
     players: PlayerPasses,
     frames: Vec<(u32, SnapFrame)>,
     events: Vec<Event>,
+    /// The events of the tick that closed last.
+    tick_events: Vec<Event>,
     decompressor: FrameDecompressor,
     checked_passes: usize,
     first_bad_hash: Option<u32>,
@@ -127,20 +133,33 @@ pub fn refusal(bytes: &[u8]) -> Option<Refusal> {
 
 /// Folds a replay file's bytes and compares every recorded frame.
 pub fn replay_bytes(bytes: &[u8]) -> Rerun {
-    let mut rerun = Rerun {
-        header: None,
-        fold: None,
-        frames: Vec::new(),
-        verdict: Verdict::Identical,
-        records: 0,
-    };
-    let read = match read_replay(bytes) {
-        Ok(r) => r,
-        Err(e) => {
-            rerun.verdict = Verdict::Unreadable(e.to_string());
-            return rerun;
+    match read_replay(bytes) {
+        Ok(read) => rerun(&read, &mut |_, _| {}),
+        Err(e) => Rerun {
+            verdict: Verdict::Unreadable(e.to_string()),
+            ..Rerun::empty()
+        },
+    }
+}
+
+impl Rerun {
+    fn empty() -> Rerun {
+        Rerun {
+            header: None,
+            fold: None,
+            frames: Vec::new(),
+            verdict: Verdict::Identical,
+            records: 0,
+            players: None,
+            recorded_passes: 0,
         }
-    };
+    }
+}
+
+/// Folds records already read and compares every recorded frame; `on_tick` hears each
+/// closed tick with its events (a resumed round rebuilds its history's rows from them).
+pub fn rerun(read: &ReplayRead, on_tick: &mut dyn FnMut(u32, &[Event])) -> Rerun {
+    let mut rerun = Rerun::empty();
     rerun.records = read.records.len();
     let Some(Record::Started(header)) = read.records.first() else {
         rerun.verdict = Verdict::Unreadable("the file ends before its header is complete".into());
@@ -167,6 +186,7 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
         players,
         frames: vec![(0, first)],
         events: Vec::new(),
+        tick_events: Vec::new(),
         decompressor,
         checked_passes: 0,
         first_bad_hash: None,
@@ -177,13 +197,18 @@ pub fn replay_bytes(bytes: &[u8]) -> Rerun {
             rerun.verdict = verdict;
             break;
         }
+        if let Record::TickClosed { tick, .. } = record {
+            on_tick(*tick, &check.tick_events);
+        }
         if check.ended {
             break;
         }
     }
-    rerun.verdict = check.conclude(rerun.verdict, &read);
+    rerun.verdict = check.conclude(rerun.verdict, read);
     rerun.frames = check.frames;
     rerun.fold = Some(check.fold);
+    rerun.players = Some(check.players);
+    rerun.recorded_passes = check.checked_passes;
     rerun
 }
 
@@ -198,6 +223,12 @@ impl Check {
                 first_pass,
                 compressed,
             } => self.frames_sent(*first_pass, compressed, bad),
+            Record::Resumed { .. } => {
+                self.fold
+                    .apply(record, &mut self.events)
+                    .map_err(|e| bad(&e))?;
+                self.decompressor.restart().map_err(|e| bad(&e))
+            }
             Record::Ended { result, .. } => match self.fold.apply(record, &mut self.events) {
                 Ok(Applied::Ended { matches }) => {
                     self.ended = true;
@@ -214,6 +245,7 @@ impl Check {
                     if let Some(frame) = self.players.after_tick(&self.fold, &self.events) {
                         self.frames.push((self.fold.state.tick, frame));
                     }
+                    std::mem::swap(&mut self.events, &mut self.tick_events);
                     self.events.clear();
                     Ok(())
                 }

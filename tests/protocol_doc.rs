@@ -215,6 +215,17 @@ fn the_server_message_tables_match_what_the_server_sends() {
             })
             .unwrap(),
         ),
+        (
+            "`resumed`",
+            serde_json::to_value(ServerMsg::Resumed {
+                p: 1,
+                tick: 0,
+                away_s: 0,
+                waiting_for: vec![],
+                wait_ms: 0,
+            })
+            .unwrap(),
+        ),
     ];
     for (heading, value) in samples {
         let rows = t
@@ -326,6 +337,9 @@ fn the_limits_table_matches_the_defaults_and_the_accepted_ranges() {
         ("header_timeout_s", d.connections.header_timeout.as_secs()),
         ("session_ttl_s", d.session_ttl_s),
         ("new_sessions_per_min", d.new_sessions_per_min as u64),
+        ("handoff", d.handoff as u64),
+        ("resume_within_s", d.resume_within_s),
+        ("resume_wait_s", d.resume_wait_s),
         // Derived from the descriptor limit: the row says how, not a number.
         ("max_connections", 0),
     ]

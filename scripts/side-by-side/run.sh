@@ -6,6 +6,8 @@
 #   ROOMS    rooms on each server, 4 clients each (1-1000)
 #   SECONDS  the measuring window (1-120), after a warm-up covering the joins and the countdown
 #   BIN      the Undercooked binary (default: target/release/undercooked in this checkout)
+# SIDE_BY_SIDE_DB=postgres://… runs Undercooked on that PostgreSQL (a cluster node: its
+# history, and its rounds' live logs streamed for adoption) instead of a SQLite file.
 # Prints one JSON line per server, then one with the ratios (Undercooked / Colyseus).
 set -euo pipefail
 
@@ -39,6 +41,8 @@ fi
 
 # The server sees only the settings this script gives it, whatever the shell exports.
 while read -r v; do unset "$v"; done < <(compgen -e | grep '^UNDERCOOKED_' || true)
+db_args=()
+[ -n "${SIDE_BY_SIDE_DB:-}" ] && db_args=(--db "$SIDE_BY_SIDE_DB")
 
 hz=$(getconf CLK_TCK)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/side-by-side.XXXXXX")
@@ -148,7 +152,7 @@ mkdir "$tmp/uc-data"
   UNDERCOOKED_REQUEST_BURST=1000000 UNDERCOOKED_UPGRADES_PER_S=1000000 UNDERCOOKED_UPGRADE_BURST=1000000 \
   UNDERCOOKED_ROOMS_PER_SESSION=1000000 UNDERCOOKED_ROOMS_PER_IP=1000000 \
   UNDERCOOKED_NEW_SESSIONS_PER_MIN=100000 \
-  exec "$bin" serve --bind "127.0.0.1:$port" --data-dir "$tmp/uc-data" --levels "$root/levels") \
+  exec "$bin" serve --bind "127.0.0.1:$port" --data-dir "$tmp/uc-data" --levels "$root/levels" "${db_args[@]}") \
   > "$tmp/undercooked.log" 2>&1 &
 server_pid=$!
 measure undercooked "$port" "$tmp/undercooked.log" > "$tmp/undercooked.json"

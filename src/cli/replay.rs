@@ -3,7 +3,7 @@
 use anyhow::Context;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use undercooked::log::{FileError, Header};
+use undercooked::log::{FileError, Header, Record};
 use undercooked::sim::RoundSummary;
 use undercooked::verify::{Verdict, replay_bytes};
 
@@ -48,15 +48,55 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     let summary = RoundSummary::of(&fold.state, &fold.rules);
     let verify = describe(&rerun.verdict);
+    let gaps = gaps(&bytes);
     if args.json {
-        outln!(
-            "{}",
-            json_summary(&name.to_string(), header, &summary, &verify)
-        );
+        let mut v = json_summary(&name.to_string(), header, &summary, &verify);
+        v["resumes"] = gaps
+            .iter()
+            .map(|g| json!({"tick": g.tick, "stopped_unix_s": g.stopped, "resumed_unix_s": g.resumed}))
+            .collect();
+        outln!("{v}");
     } else {
         print_summary(header, &summary, &rerun.verdict);
+        for g in &gaps {
+            outln!(
+                "resumed  at tick {} ({:.2} s) after {} s away (its server stopped; the round went on from its log)",
+                g.tick,
+                g.tick as f64 / header.tick_hz as f64,
+                g.resumed.saturating_sub(g.stopped)
+            );
+        }
     }
     Ok(rerun.verdict.exit_code())
+}
+
+/// A gap in a round: where its server stopped and the round went on from its log.
+struct Gap {
+    tick: u32,
+    stopped: u64,
+    resumed: u64,
+}
+
+/// The round's `Resumed` records (the file was read whole once already).
+fn gaps(bytes: &[u8]) -> Vec<Gap> {
+    let Ok(read) = undercooked::log::read_replay(bytes) else {
+        return Vec::new();
+    };
+    read.records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Resumed {
+                tick,
+                stopped_unix_s,
+                resumed_unix_s,
+            } => Some(Gap {
+                tick: *tick,
+                stopped: *stopped_unix_s,
+                resumed: *resumed_unix_s,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The figures of a seat's cook (0 for a seat without one).

@@ -93,6 +93,61 @@ pub async fn owner_of(pool: &PgPool, code: &str) -> sqlx::Result<Option<Owner>> 
     }))
 }
 
+/// Whether room `code` is a round whose node lapsed and that may be adopted: its row is
+/// `playing` (or `adopting`) under a lapsed lease, and its open round has a stored log.
+pub async fn moving(pool: &PgPool, code: &str) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1::BIGINT FROM rooms_live r
+         WHERE r.code = $1 AND r.state IN ('playing', 'adopting')
+           AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.epoch = r.epoch AND n.lease_until > now())
+           AND EXISTS (SELECT 1 FROM rounds d JOIN round_logs g ON g.round_key = d.round_key AND g.start = 0
+                       WHERE d.room_code = r.code AND d.result IS NULL)",
+    )
+    .bind(code)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.is_some())
+}
+
+/// Room `code`, which the janitor gave to `me` for adoption from node `from` at `epoch`,
+/// is `me`'s now: false when its row names someone else (another adoption won, or the
+/// node came back).
+pub async fn adopt_code<'e>(
+    on: impl sqlx::PgExecutor<'e>,
+    code: &str,
+    from: (&str, i64),
+    me: Holder<'_>,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE rooms_live SET node_id = $4, epoch = $5, state = 'playing', updated = now()
+         WHERE code = $1 AND node_id = $2 AND epoch = $3 AND state = 'adopting'",
+    )
+    .bind(code)
+    .bind(from.0)
+    .bind(from.1)
+    .bind(me.node_id)
+    .bind(me.epoch)
+    .execute(on)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// The live node with the fewest rooms (not draining): who adopts a lost node's round.
+pub async fn least_loaded(pool: &PgPool) -> sqlx::Result<Option<Owner>> {
+    let row: Option<(String, i64, String, String)> = sqlx::query_as(
+        "SELECT id, epoch, public_ws, internal_http FROM nodes
+         WHERE lease_until > now() AND NOT draining ORDER BY rooms, id LIMIT 1",
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(node_id, epoch, public_ws, internal_http)| Owner {
+        node_id,
+        epoch,
+        public_ws,
+        internal_http,
+    }))
+}
+
 /// Whether `owner`'s lease (at that epoch) is still live.
 pub async fn alive(pool: &PgPool, owner: &Owner) -> sqlx::Result<bool> {
     let row: Option<(i64,)> = sqlx::query_as(

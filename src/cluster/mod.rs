@@ -25,7 +25,7 @@ mod upkeep;
 
 pub use directory::Owner;
 pub use forward::{Answer, Call, Unanswered};
-pub use janitor::{Janitor, Swept};
+pub use janitor::{Janitor, Orphan, Swept};
 pub use lease::{Addresses, Health, LEASE_S, RENEW_EVERY_S};
 pub use node::Cluster;
 pub use quick::{At, Busy, IN_FLIGHT, IN_FLIGHT_PER_ADDRESS, QuickStep, Tried};
@@ -52,6 +52,9 @@ pub enum Place {
     There(Owner),
     /// Nowhere: no such room, or its node is gone.
     Gone,
+    /// Its node's lease lapsed and its round is being adopted by another node (or waits
+    /// for the janitor to see the lapse): ask again in a moment.
+    Moving,
 }
 
 /// A request sent to a room's node, as it went.
@@ -167,7 +170,11 @@ impl Directory {
                 Ok(Place::Here)
             }
             Ok(Some(owner)) => Ok(Place::There(owner)),
-            Ok(None) => Ok(Place::Gone),
+            Ok(None) => match c.moving(code).await {
+                Ok(true) => Ok(Place::Moving),
+                Ok(false) => Ok(Place::Gone),
+                Err(e) => Err(Unreachable(e.to_string())),
+            },
             Err(e) => Err(Unreachable(e.to_string())),
         }
     }

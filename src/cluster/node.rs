@@ -178,6 +178,12 @@ impl Cluster {
         directory::owner_of(&self.requests, code).await
     }
 
+    /// Whether room `code` is playing a round whose node lapsed and that a live node may
+    /// adopt (or is adopting): not gone, moving.
+    pub async fn moving(&self, code: &str) -> sqlx::Result<bool> {
+        directory::moving(&self.requests, code).await
+    }
+
     /// Whether `owner`'s lease (at that epoch) is still live.
     pub async fn alive(&self, owner: &Owner) -> sqlx::Result<bool> {
         directory::alive(&self.requests, owner).await
@@ -284,6 +290,56 @@ impl Cluster {
     /// Sends `call` to `node`'s internal listener, signed as this node.
     pub async fn send(&self, node: &Owner, call: &Call) -> Result<Answer, Unanswered> {
         forward::send(&self.secret.secrets(), &self.node_id, node, call).await
+    }
+
+    /// Takes room `code` over from the lapsed node `from` (the janitor marked it for
+    /// adoption): false when its row names someone else now.
+    pub async fn adopt_code<'e>(
+        &self,
+        on: impl sqlx::PgExecutor<'e>,
+        code: &str,
+        from: (&str, i64),
+    ) -> sqlx::Result<bool> {
+        directory::adopt_code(on, code, from, self.me()).await
+    }
+
+    /// Hands `orphan` to the least loaded live node (this one, maybe), through its internal
+    /// listener; one nobody takes is aborted as a round without a log is.
+    pub async fn hand_over(&self, orphan: &super::janitor::Orphan) {
+        let adopted = match directory::least_loaded(&self.upkeep).await {
+            Ok(Some(node)) => {
+                let call = Call {
+                    method: "POST",
+                    path: format!("/internal/rounds/{}/adopt", orphan.round_key),
+                    body: serde_json::to_vec(orphan).unwrap_or_default().into(),
+                    source: None,
+                    authorization: None,
+                };
+                match self.send(&node, &call).await {
+                    Ok(a) if a.status == 200 => {
+                        tracing::info!(round = %orphan.round_key, room = %orphan.room_code, from = %orphan.node_id, to = %node.node_id, "a lost node's round was adopted");
+                        true
+                    }
+                    Ok(a) => {
+                        let why = String::from_utf8_lossy(&a.body).into_owned();
+                        tracing::warn!(round = %orphan.round_key, to = %node.node_id, status = a.status, why = %why, "a lost node's round was not adopted; it is aborted");
+                        false
+                    }
+                    Err(e) => {
+                        tracing::warn!(round = %orphan.round_key, to = %node.node_id, error = ?e, "the adopter did not answer; the round is aborted");
+                        false
+                    }
+                }
+            }
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(error = %e, "no node to adopt a lost round could be found");
+                false
+            }
+        };
+        if !adopted && let Err(e) = super::janitor::give_up(&self.upkeep, orphan).await {
+            tracing::warn!(error = %e, round = %orphan.round_key, "an unadopted round could not be aborted; the janitor looks again in 30 s");
+        }
     }
 
     /// One look of this node's janitor (`janitor`), on the upkeep's pool.

@@ -60,10 +60,19 @@ pub async fn keep(shared: Weak<Shared>, cluster: Arc<Cluster>) {
                 tracing::warn!(error = %e, "the room directory could not be written");
             }
         }
-        if beat.is_multiple_of(super::janitor::EVERY_S)
-            && let Err(e) = cluster.sweep(&mut janitor).await
-        {
-            tracing::warn!(error = %e, "the janitor could not close a lost node's rounds");
+        // A lapse seen once is looked at again every beat, to confirm it sooner.
+        if beat.is_multiple_of(super::janitor::EVERY_S) || janitor.watching() {
+            match cluster.sweep(&mut janitor).await {
+                Ok(swept) => {
+                    for orphan in swept.orphans {
+                        let cluster = cluster.clone();
+                        tokio::spawn(async move { cluster.hand_over(&orphan).await });
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the janitor could not close a lost node's rounds")
+                }
+            }
         }
         drop(s);
         beat += 1;

@@ -39,6 +39,16 @@ impl<W: Write> ReplayWriter<W> {
         })
     }
 
+    /// A writer that appends to a file already holding a preamble and records (a resumed
+    /// round's, cut back to where it resumes).
+    pub fn continuing(out: W) -> ReplayWriter<W> {
+        ReplayWriter {
+            out,
+            payload: Vec::new(),
+            record: Vec::new(),
+        }
+    }
+
     pub fn append(&mut self, record: &Record) -> io::Result<()> {
         self.record.clear();
         self.payload.clear();
@@ -69,6 +79,10 @@ impl<W: Write> ReplayWriter<W> {
         self.out.flush()
     }
 
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     pub fn into_inner(self) -> W {
         self.out
     }
@@ -96,6 +110,8 @@ fn bad(offset: usize, record: Option<usize>, reason: impl Into<String>) -> Unrea
 #[derive(Debug, Clone)]
 pub struct ReplayRead {
     pub records: Vec<Record>,
+    /// The byte offset just past each record (where a resume may cut the file).
+    pub ends: Vec<usize>,
     /// The byte offset where a torn (incomplete) last record starts, if the file has one.
     pub torn_at: Option<usize>,
 }
@@ -104,12 +120,14 @@ pub struct ReplayRead {
 pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
     check_preamble(bytes)?;
     let mut records = Vec::new();
+    let mut ends = Vec::new();
     let mut at = PREAMBLE_LEN;
     while at < bytes.len() {
         let n = records.len();
         let Some((record, len)) = read_record(&bytes[at..], at, n)? else {
             return Ok(ReplayRead {
                 records,
+                ends,
                 torn_at: Some(at),
             });
         };
@@ -123,9 +141,11 @@ pub fn read_replay(bytes: &[u8]) -> Result<ReplayRead, Unreadable> {
         }
         records.push(record);
         at += len;
+        ends.push(at);
     }
     Ok(ReplayRead {
         records,
+        ends,
         torn_at: None,
     })
 }

@@ -189,6 +189,16 @@ impl RoundFold {
                 }
                 Ok(Applied::Queued)
             }
+            Record::Resumed { tick, .. } => {
+                self.check_record(*tick, None, "Resumed")?;
+                // A resume cuts the file after a closed tick: nothing waits for this one.
+                if self.has_queued() {
+                    return Err(FoldError(
+                        "Resumed with records queued for an unclosed tick".into(),
+                    ));
+                }
+                Ok(Applied::Queued)
+            }
             Record::Ended { tick, result } => {
                 self.check_record(*tick, None, "Ended")?;
                 let result = *result;

@@ -159,6 +159,17 @@ pub enum Record {
         #[serde(with = "result_word")]
         result: RoundResult,
     },
+    /// The round was picked up again from this file at tick `tick` after the process that
+    /// played it stopped (a restart, a handoff, a crash): what the file held past its last
+    /// closed tick was cut off, the kitchen was re-folded, and play went on. The frame
+    /// stream starts over after it (a fresh compressor: the old one's window died with its
+    /// process). The two times are wall-clock seconds (the file's last write, the resume)
+    /// for people reading the gap; the fold ignores them.
+    Resumed {
+        tick: u32,
+        stopped_unix_s: u64,
+        resumed_unix_s: u64,
+    },
 }
 
 impl Record {
@@ -175,6 +186,7 @@ impl Record {
             Record::TickClosed { .. } => "TickClosed",
             Record::FramesSent { .. } => "FramesSent",
             Record::Ended { .. } => "Ended",
+            Record::Resumed { .. } => "Resumed",
         }
     }
 }

@@ -55,6 +55,7 @@ pub enum FramesError {
 
 /// The reading side: blocks in, in order; whole frames out.
 pub struct FrameDecompressor {
+    codec: Codec,
     backend: Backend,
     /// The frame the last block began and did not end (at most `MAX_FRAME_BYTES`).
     partial: Vec<u8>,
@@ -71,7 +72,33 @@ enum Backend {
 
 impl FrameDecompressor {
     pub fn new(codec: Codec) -> Result<FrameDecompressor, FramesError> {
-        let backend = match codec {
+        Ok(FrameDecompressor {
+            codec,
+            backend: FrameDecompressor::backend(codec)?,
+            partial: Vec::new(),
+            chunk: vec![0; CHUNK],
+            inflated: 0,
+            frames: 0,
+        })
+    }
+
+    /// A fresh stream for the blocks after a `Resumed` record (the writer that resumed the
+    /// round started a new compressor). The count of frames goes on, and so does the cap
+    /// on what all of them decompress to; a frame a block left unfinished cannot go on in
+    /// another stream.
+    pub fn restart(&mut self) -> Result<(), FramesError> {
+        if !self.partial.is_empty() {
+            return Err(FramesError::Corrupt(format!(
+                "frame {} is cut off by the resume",
+                self.frames
+            )));
+        }
+        self.backend = FrameDecompressor::backend(self.codec)?;
+        Ok(())
+    }
+
+    fn backend(codec: Codec) -> Result<Backend, FramesError> {
+        Ok(match codec {
             Codec::Deflate => Backend::Deflate(Decompress::new(false)),
             Codec::Zstd => {
                 let codec = |e: std::io::Error| FramesError::Codec(e.to_string());
@@ -80,13 +107,6 @@ impl FrameDecompressor {
                     .map_err(codec)?;
                 Backend::Zstd(Box::new(dec))
             }
-        };
-        Ok(FrameDecompressor {
-            backend,
-            partial: Vec::new(),
-            chunk: vec![0; CHUNK],
-            inflated: 0,
-            frames: 0,
         })
     }
 
@@ -229,6 +249,7 @@ pub fn recorded_with(
     for r in records {
         match r {
             super::Record::TickClosed { .. } => passes += 1,
+            super::Record::Resumed { .. } => decompressor.restart()?,
             super::Record::FramesSent {
                 first_pass,
                 compressed,

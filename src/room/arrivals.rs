@@ -50,6 +50,7 @@ impl Room {
         if state == RoomState::Closed {
             return Err(code::ROOM_GONE);
         }
+        self.claim_resumed_seat(token);
         let reservation = |seat: Option<u8>, host: bool| Reservation {
             token: token.to_string(),
             seat,
@@ -93,6 +94,9 @@ impl Room {
                 close::ROOM_GONE,
             );
             return;
+        }
+        if let Some(t) = token.as_deref() {
+            self.claim_resumed_seat(t);
         }
         // A socket on the connection reserve: only a player coming back to its seat.
         if seated_only
@@ -143,6 +147,7 @@ impl Room {
         }
         tracing::info!(room = %self.code, seat = ?seat, rejoined, "hello accepted");
         self.welcome(link.id, &token, rejoined);
+        self.greet_while_resuming(link.id);
         self.broadcast_lobby();
     }
 

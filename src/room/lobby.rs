@@ -93,6 +93,7 @@ impl Room {
             max_players: self.seats.list.len(),
             open_seats: self.seats.list.iter().filter(|s| s.is_none()).count(),
             age_s: self.opened.elapsed().as_secs(),
+            resuming: matches!(&self.phase, Phase::Playing(p) if p.waiting.is_some()),
         }
     }
 

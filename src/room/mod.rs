@@ -26,8 +26,12 @@ mod events;
 mod lobby;
 mod phase;
 mod play;
+mod resume;
 mod seats;
+mod stream;
 mod verdict;
+
+pub use resume::{NotReopened, Rebuilt, plan_file, reopen};
 
 use crate::net::threads::Placement;
 use crate::net::{Frame, Ticks};
@@ -84,22 +88,7 @@ pub fn spawn_as(
         shared.threads.leave(placement);
         return None;
     };
-    let room = Room {
-        code: code.clone(),
-        shared: shared.clone(),
-        info: handle.info.clone(),
-        phase: Phase::Lobby,
-        seats: Seats::new(shared.config.max_players as usize),
-        level: None,
-        round_no: 0,
-        empty_since: Some(Instant::now()),
-        panic_next: false,
-        opened: Instant::now(),
-        sessions_kept: Instant::now(),
-        heard: Vec::new(),
-        ticks: handle.ticks.clone(),
-        placement,
-    };
+    let room = Room::new(shared, &code, &handle, placement);
     tracing::info!(room = %code, "room opened");
     shared.threads.spawn(placement.thread, room.run(rx));
     Some((code, handle))
@@ -110,6 +99,26 @@ fn err(code: &'static str, msg: impl Into<String>) -> ServerMsg {
 }
 
 impl Room {
+    /// An empty lobby under `code`, registered as `handle`, on its thread's `placement`.
+    fn new(shared: &Arc<Shared>, code: &str, handle: &RoomHandle, placement: Placement) -> Room {
+        Room {
+            code: code.to_string(),
+            shared: shared.clone(),
+            info: handle.info.clone(),
+            phase: Phase::Lobby,
+            seats: Seats::new(shared.config.max_players as usize),
+            level: None,
+            round_no: 0,
+            empty_since: Some(Instant::now()),
+            panic_next: false,
+            opened: Instant::now(),
+            sessions_kept: Instant::now(),
+            heard: Vec::new(),
+            ticks: handle.ticks.clone(),
+            placement,
+        }
+    }
+
     async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
         let tick = Duration::from_micros(1_000_000 / self.shared.config.tick_hz as u64);
         // On its thread's slot; a late tick does not move the later ones off it.
@@ -213,6 +222,11 @@ impl Room {
                 let _ = reply.send(());
                 return ControlFlow::Break(());
             }
+            RoomCmd::Handoff { reply } => {
+                self.handoff();
+                let _ = reply.send(());
+                return ControlFlow::Break(());
+            }
             RoomCmd::Disown { reply } => {
                 for conn in self.seats.conns_mut() {
                     conn.link.close(close::ROOM_GONE);
@@ -259,9 +273,11 @@ impl Room {
     /// The periodic work: the sim's tick while playing, countdown and announcement steps,
     /// grace timers, in the tick of the timer that began at `now`. Returns false when the room should close.
     fn on_timer(&mut self, scheduled: Instant, now: Instant) -> bool {
+        let waits = matches!(self.phase, Phase::Playing(_)) && !self.resume_wait_over(now);
         match &self.phase {
             Phase::Closed => return false,
             Phase::Countdown { at, .. } if now >= *at => self.countdown_step(),
+            Phase::Playing(_) if waits => {}
             Phase::Playing(_) => {
                 // Tick health: how late the tick started against its schedule, how long it
                 // ran (reading what its clients sent, then the sim's step).
@@ -340,6 +356,31 @@ impl Room {
                 frame,
                 false,
             );
+        }
+    }
+
+    /// A handoff (`UNDERCOOKED_HANDOFF`): no more ticks; the round's log is flushed whole to
+    /// its last closed tick (every pass's frame with it) and left without an end for the
+    /// next start to resume; every socket closes 1012 so its client comes back.
+    fn handoff(&mut self) {
+        if let Phase::Playing(play) = &mut self.phase {
+            let tick = play.round.fold().state.tick;
+            if let Err(e) = play.round.flush() {
+                tracing::warn!(room = %self.code, error = %e, "flushing the replay for the handoff failed");
+            }
+            if let Some(s) = &mut play.stream {
+                s.hand_over(&self.shared, play.round.out_mut());
+            }
+            play.hand_over_history(&self.shared, tick);
+            tracing::info!(room = %self.code, tick, "round handed over: its log ends at a tick boundary");
+            self.phase = Phase::Closed;
+        } else if matches!(self.phase, Phase::Countdown { .. } | Phase::RoundEnd { .. }) {
+            // Nothing to resume: a countdown starts no round, a finished one is written.
+            self.shutdown();
+            return;
+        }
+        for conn in self.seats.conns_mut() {
+            conn.link.close(close::SERVICE_RESTART);
         }
     }
 

@@ -57,6 +57,10 @@ pub(super) struct Play {
     /// Pieces of work each seat finished this round (`store::quests::is_work`): a round's
     /// unlock goes to the seats with `WORK_TO_COUNT` of them, as the history credits it.
     pub work: [u32; crate::sim::SEATS],
+    /// A round resumed from its log, waiting for its people (`resume`).
+    pub waiting: Option<super::resume::Waiting>,
+    /// On a cluster node, the round's live log on its way to PostgreSQL (`stream`).
+    pub stream: Option<super::stream::Streaming>,
 }
 
 impl Play {

@@ -84,8 +84,10 @@ impl Room {
             &source.level,
             &path.display().to_string(),
         ));
+        let streams = shared.log_stream().is_some();
         let started = std::fs::create_dir_all(&dir)
             .and_then(|_| ReplayFile::create(path.clone()))
+            .map(|f| if streams { f.tap() } else { f })
             .map_err(|e| e.to_string())
             .and_then(|f| Round::start(header, f).map_err(|e| e.to_string()));
         let (round, first) = match started {
@@ -126,6 +128,8 @@ impl Room {
             pending: Arc::new(AtomicUsize::new(0)),
             history: Vec::new(),
             work: [0; crate::sim::SEATS],
+            waiting: None,
+            stream: streams.then(|| super::stream::Streaming::new(&round_key, &self.code)),
         }));
         self.fan_out(first);
     }
@@ -243,10 +247,15 @@ impl Room {
         play.events_dropped_seen = dropped;
         if play.last_flush.elapsed() >= Duration::from_secs(1) {
             play.last_flush = Instant::now();
-            play.hand_over_history(shared, closed.tick);
+            // The file first: the history never holds a tick its file lacks, so a round
+            // resumed from the file re-sends every event the history may miss (idempotent).
             if let Err(e) = play.round.flush() {
                 tracing::warn!(room = %self.code, error = %e, "flushing the replay failed");
             }
+            if let Some(s) = &mut play.stream {
+                s.hand_over(shared, play.round.out_mut());
+            }
+            play.hand_over_history(shared, closed.tick);
         }
         let decided = play.round.decided();
         if let Some(frame) = closed.frame {

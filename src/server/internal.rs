@@ -10,6 +10,7 @@
 //! | `POST /internal/rooms/{code}/open` | quick play claimed `code` for this node: open it (if not yet) and seat the player |
 //! | `GET /internal/rooms/{code}` | the room's status |
 //! | `POST /internal/rooms/{code}/bots`, `DELETE …/bots/{seat}` | the host's bot calls, its `Authorization` passed on |
+//! | `POST /internal/rounds/{key}/adopt` | the janitor hands this node a lost node's round (`adopt`) |
 //!
 //! The listener holds at most `CONNECTIONS` connections; each has 5 s to send its request.
 
@@ -170,7 +171,16 @@ fn routes(
                 )
             },
         );
+    let adopt = warp::path!("internal" / "rounds" / String / "adopt")
+        .and(warp::post())
+        .and(signed(directory))
+        .and(with())
+        .and_then(|key: String, s: Signed, shared, directory| async move {
+            Ok::<_, Rejection>(super::adopt::adopt(key, s.body.bytes, shared, directory).await)
+        });
     join.or(open)
+        .unify()
+        .or(adopt)
         .unify()
         .or(status)
         .unify()

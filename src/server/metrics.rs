@@ -86,6 +86,7 @@ pub fn text(shared: &Shared) -> String {
     ticks(r, shared);
     history(r, shared);
     replay_uploads(r, shared);
+    log_stream(r, shared);
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = encode(&mut out, &root);
@@ -307,4 +308,37 @@ fn replay_uploads(r: &mut Registry, shared: &Shared) {
         "Replay files waiting to be uploaded or tried again",
         gauge(uploads.pending() as i64),
     );
+}
+
+/// The rounds' live logs streamed to PostgreSQL for adoption (docs/SCALING.md): what one
+/// room-second costs the database, and failures that say it does not take them.
+fn log_stream(r: &mut Registry, shared: &Shared) {
+    let Some(stream) = shared.log_stream() else {
+        return;
+    };
+    let s = &stream.stats;
+    for (name, help, v) in [
+        (
+            "log_stream_chunks",
+            "Chunks of live round logs written (about one a room-second)",
+            &s.chunks,
+        ),
+        (
+            "log_stream_bytes",
+            "Bytes of live round logs written",
+            &s.bytes,
+        ),
+        (
+            "log_stream_statements",
+            "Statements that wrote them (each takes every chunk waiting)",
+            &s.statements,
+        ),
+        (
+            "log_stream_failures",
+            "Failed writes of live round logs (each is tried again)",
+            &s.failures,
+        ),
+    ] {
+        r.register(name, help, counter(v.load(Relaxed)));
+    }
 }

@@ -17,6 +17,7 @@
 //! the rounds a killed node left torn.
 
 mod accept;
+mod adopt;
 mod assets;
 mod body;
 mod info;
@@ -28,6 +29,7 @@ mod replay_decode;
 mod replay_shares;
 mod replays_api;
 mod reply;
+mod resumes;
 mod rooms_api;
 mod routes;
 mod seams;
@@ -119,6 +121,10 @@ pub enum JoinError {
     },
     #[error(transparent)]
     Cluster(#[from] crate::cluster::JoinError),
+    #[error(
+        "UNDERCOOKED_HANDOFF is for a node alone: in a cluster a dead node's rounds are adopted by the others, and a SIGTERM drains (docs/SCALING.md)"
+    )]
+    HandoffInCluster,
 }
 
 /// Makes `shared` a node serving players at `public`: alone (a SQLite history), or in its
@@ -128,8 +134,17 @@ pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<N
     let clustered = shared
         .store()
         .is_some_and(|s| s.dialect() == crate::store::db::Dialect::Postgres);
-    // The rounds its last run left without a result, folded from their files.
-    tokio::spawn(torn::reindex(Arc::downgrade(&shared)));
+    // The rounds its last run left without a result: a node alone resumes those it can
+    // (`resumes`); the rest are folded from their files as they are.
+    if clustered && shared.config.handoff {
+        return Err(JoinError::HandoffInCluster);
+    }
+    let unfinished = shared.take_unfinished();
+    let torn = match clustered {
+        true => unfinished,
+        false => resumes::resume_all(&shared, unfinished).await,
+    };
+    tokio::spawn(torn::reindex(Arc::downgrade(&shared), torn));
     if !clustered {
         return Ok(Node {
             shared,
@@ -146,6 +161,9 @@ pub async fn join(shared: Arc<Shared>, public: std::net::SocketAddr) -> Result<N
         .local_addr()
         .map_err(|error| JoinError::Bind { addr, error })?;
     let directory = Arc::new(Directory::join(&shared, public, bound).await?);
+    if let (Some(stream), Some(c)) = (shared.log_stream(), directory.cluster()) {
+        stream.joined(&c.node_id, c.epoch);
+    }
     Ok(Node {
         shared,
         directory,
@@ -190,17 +208,33 @@ pub async fn run(listener: TcpListener, node: Node, shutdown: impl Future<Output
         })
     };
     // In a cluster a shutdown drains first: no new rooms, the rounds playing end (up to
-    // the drain grace), while the node still serves their sockets.
+    // the drain grace), while the node still serves their sockets. A handoff does not
+    // wait: its rounds go on at the next start.
+    let handoff = shared.config.handoff;
     let drained = {
         let (shared, directory) = (shared.clone(), directory.clone());
         async move {
             shutdown.await;
-            drain(&shared, &directory).await;
+            if !handoff {
+                drain(&shared, &directory).await;
+            }
         }
     };
     accept::serve(listener, shared.clone(), routes, drained).await;
-    tracing::info!("shutting down: closing every room");
-    let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&shared)).await;
+    if handoff {
+        tracing::info!("handing over: every round stops at a tick boundary for the next start");
+    } else {
+        tracing::info!("shutting down: closing every room");
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(4), close_rooms(&shared, handoff)).await;
+    if handoff {
+        // The `1012` closes reach the clients (a browser that sees the connection reset
+        // instead says only that it was lost): a moment for the sockets to write them.
+        let closing = std::time::Instant::now();
+        while shared.census.sockets() > 0 && closing.elapsed() < HANDOFF_CLOSE {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
     retry.abort();
     if tokio::time::timeout(GRACE, settled(&shared)).await.is_err() {
         write_out(&shared);
@@ -213,6 +247,9 @@ pub async fn run(listener: TcpListener, node: Node, shutdown: impl Future<Output
     // The rooms have ended; their threads end with whatever sockets still run there.
     shared.threads.stop();
 }
+
+/// How long a handoff waits for its sockets to send their closes before it exits.
+const HANDOFF_CLOSE: Duration = Duration::from_millis(300);
 
 /// How long a drained node keeps serving after its last round ended, for the results.
 const DRAIN_LINGER: Duration = Duration::from_secs(2);
@@ -290,11 +327,15 @@ fn write_out(shared: &Shared) {
     );
 }
 
-async fn close_rooms(shared: &Shared) {
+async fn close_rooms(shared: &Shared, handoff: bool) {
     let mut waits = Vec::new();
     for room in shared.rooms.all() {
         let (reply, rx) = tokio::sync::oneshot::channel();
-        if room.tx.send(RoomCmd::Shutdown { reply }).await.is_ok() {
+        let cmd = match handoff {
+            true => RoomCmd::Handoff { reply },
+            false => RoomCmd::Shutdown { reply },
+        };
+        if room.tx.send(cmd).await.is_ok() {
             waits.push(rx);
         }
     }

@@ -198,6 +198,13 @@ async fn place_or_answer(
             code::ROOM_GONE,
             "no such room",
         )),
+        // Its node died and another is taking its round over (docs/SCALING.md).
+        Ok(Place::Moving) => Err(refuse_retry(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "room_moving",
+            "the room's node stopped and another node is taking its round over; ask again in a moment",
+            1,
+        )),
         Err(e) => {
             tracing::warn!(error = %e.0, room, "the room directory could not be read");
             Err(storage_unavailable(

@@ -13,13 +13,13 @@ use std::sync::Weak;
 /// writes are idempotent, so a file reindexed twice (a crash during this, or a hand-run
 /// `reindex` meanwhile) changes nothing the second time. Each file's round is also stored
 /// whole in `replay_files`, in the same transaction.
-pub async fn reindex(shared: Weak<Shared>) {
-    let (files, store) = {
+pub async fn reindex(shared: Weak<Shared>, files: Vec<std::path::PathBuf>) {
+    let store = {
         let Some(s) = shared.upgrade() else { return };
         let Some(store) = s.store() else {
             return;
         };
-        (s.take_unfinished(), store.clone())
+        store.clone()
     };
     if files.is_empty() {
         return;

@@ -206,6 +206,22 @@ pub struct ServerArgs {
     #[arg(long, env = "UNDERCOOKED_DRAIN_GRACE_S", default_value = "60",
           value_parser = ranged::<u64>("UNDERCOOKED_DRAIN_GRACE_S", 0, 3600))]
     pub drain_grace_s: u64,
+    /// A SIGTERM hands the live rounds over instead of ending them: ticking stops at once,
+    /// each round's log is flushed to a tick boundary, the sockets close 1012 (restart) and
+    /// the process exits; the next start on this data dir resumes them (docs/ROOMS.md).
+    #[arg(long, env = "UNDERCOOKED_HANDOFF", default_value = "0", value_parser = switch,
+          num_args = 0..=1, default_missing_value = "1", action = clap::ArgAction::Set)]
+    pub handoff: bool,
+    /// Seconds since its file was last written within which a round left unfinished is
+    /// resumed at start; an older one is recorded `aborted`, as nobody is waiting for it.
+    #[arg(long, env = "UNDERCOOKED_RESUME_WITHIN_S", default_value = "600",
+          value_parser = ranged::<u64>("UNDERCOOKED_RESUME_WITHIN_S", 0, 86_400))]
+    pub resume_within_s: u64,
+    /// Seconds a resumed round waits for the people who were playing to come back before
+    /// it ticks on without the missing ones (their seats kept for the seat grace).
+    #[arg(long, env = "UNDERCOOKED_RESUME_WAIT_S", default_value = "20",
+          value_parser = ranged::<u64>("UNDERCOOKED_RESUME_WAIT_S", 0, 600))]
+    pub resume_wait_s: u64,
 }
 
 /// The caps on connections (docs/SECURITY.md says what each refusal looks like).
@@ -283,6 +299,11 @@ pub struct ServerConfig {
     pub internal_url: Option<String>,
     pub node_secret_file: Option<PathBuf>,
     pub drain_grace_s: u64,
+    /// Resume (docs/ROOMS.md): a SIGTERM hands rounds over; which unfinished rounds a
+    /// start resumes; how long a resumed round waits for its people.
+    pub handoff: bool,
+    pub resume_within_s: u64,
+    pub resume_wait_s: u64,
 }
 
 /// A refused setting: which one, what it got, what it takes.
@@ -376,6 +397,9 @@ impl TryFrom<ServerArgs> for ServerConfig {
             internal_url: a.internal_url,
             node_secret_file: a.node_secret_file,
             drain_grace_s: a.drain_grace_s,
+            handoff: a.handoff,
+            resume_within_s: a.resume_within_s,
+            resume_wait_s: a.resume_wait_s,
         })
     }
 }
@@ -451,6 +475,9 @@ impl Default for ServerConfig {
             internal_url: None,
             node_secret_file: None,
             drain_grace_s: 60,
+            handoff: false,
+            resume_within_s: 600,
+            resume_wait_s: 20,
         }
     }
 }

@@ -67,6 +67,8 @@ pub struct Shared {
     chain: OnceLock<Chain>,
     /// On PostgreSQL: finished rounds' replay files on their way into the database.
     uploads: OnceLock<Uploads>,
+    /// On PostgreSQL: the live logs of the rounds playing here, for adoption.
+    log_stream: OnceLock<crate::store::log_stream::LogStream>,
     /// On a node alone, the replay files its start found with no result in the history.
     unfinished: Mutex<Vec<std::path::PathBuf>>,
     next_conn: AtomicU64,
@@ -98,6 +100,7 @@ impl Shared {
             store: OnceLock::new(),
             chain: OnceLock::new(),
             uploads: OnceLock::new(),
+            log_stream: OnceLock::new(),
             unfinished: Mutex::default(),
             next_conn: AtomicU64::new(1),
         })
@@ -139,6 +142,10 @@ impl Shared {
         let replays = self.config.data_dir.join("replays");
         if let Some(uploads) = Uploads::start(&store, &replays).await {
             let _ = self.uploads.set(uploads);
+            if let Some(pool) = crate::store::stored_replays::pg(&store) {
+                let stream = crate::store::log_stream::LogStream::start(pool.clone());
+                let _ = self.log_stream.set(stream);
+            }
         } else {
             // Alone: the local files whose round has no result, for `server::torn` to fold
             // (in a cluster the uploads find them, weighing the stored copies too).
@@ -168,6 +175,11 @@ impl Shared {
             Some(uploads) => uploads.take_torn(),
             None => std::mem::take(&mut *crate::lock::lock(&self.unfinished)),
         }
+    }
+
+    /// The live log stream, when the history is on PostgreSQL.
+    pub fn log_stream(&self) -> Option<&crate::store::log_stream::LogStream> {
+        self.log_stream.get()
     }
 
     /// The replay uploads, when the history is on PostgreSQL.

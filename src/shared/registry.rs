@@ -90,6 +90,9 @@ pub enum RoomCmd {
     /// it away): close every socket `4401 room_gone` and stop, recording no result — the
     /// round is no longer this node's to end.
     Disown { reply: oneshot::Sender<()> },
+    /// A handoff: the round stops at a tick boundary with its log whole and no end, for
+    /// the next start to resume; the room closes its sockets 1012.
+    Handoff { reply: oneshot::Sender<()> },
 }
 
 /// Who opened a room: the session and the address its rooms are counted against (each

@@ -19,6 +19,7 @@ mod group;
 pub mod history;
 mod jobs;
 pub mod location;
+pub mod log_stream;
 pub mod outbox;
 pub mod quests;
 pub mod reindex;

@@ -36,6 +36,9 @@ pub struct ReplayFile {
     counted: usize,
     /// Set while the file refuses writes (logged once per outage).
     refusing: bool,
+    /// In a cluster, a copy of every byte written since the room last took it, for the
+    /// live log stream (`store::log_stream`); `None` when nothing streams.
+    tap: Option<Vec<u8>>,
 }
 
 impl ReplayFile {
@@ -47,6 +50,40 @@ impl ReplayFile {
             pending: Vec::with_capacity(BUFFER),
             counted: 0,
             refusing: false,
+            tap: None,
+        })
+    }
+
+    /// Keeps a copy of every byte from now on for `take_tapped` (the live log stream).
+    pub fn tap(mut self) -> ReplayFile {
+        self.tap = Some(Vec::new());
+        self
+    }
+
+    /// The bytes written since the last call, and where they start in the file; `None`
+    /// when the file is not tapped.
+    pub fn take_tapped(&mut self) -> Option<(u64, Vec<u8>)> {
+        let tap = self.tap.as_mut()?;
+        let bytes = std::mem::take(tap);
+        let start = self.written + self.pending.len() as u64 - bytes.len() as u64;
+        Some((start, bytes))
+    }
+
+    /// The file of a round being resumed, cut back to its first `len` bytes (where its
+    /// last closed tick ends); writes go on from there.
+    pub fn reopen(path: PathBuf, len: u64) -> io::Result<ReplayFile> {
+        use std::io::Seek;
+        let mut file = File::options().write(true).open(&path)?;
+        file.set_len(len)?;
+        file.seek(io::SeekFrom::Start(len))?;
+        Ok(ReplayFile {
+            file,
+            path,
+            written: len,
+            pending: Vec::with_capacity(BUFFER),
+            counted: 0,
+            refusing: false,
+            tap: None,
         })
     }
 
@@ -129,6 +166,9 @@ impl Write for ReplayFile {
             }
         }
         self.pending.extend_from_slice(buf);
+        if let Some(tap) = &mut self.tap {
+            tap.extend_from_slice(buf);
+        }
         // While the file refuses, it is tried again at the next flush, not at every write.
         if self.pending.len() >= BUFFER && !self.refusing {
             self.drain();
@@ -171,6 +211,7 @@ mod tests {
             pending: Vec::new(),
             counted: 0,
             refusing: false,
+            tap: None,
         })
     }
 

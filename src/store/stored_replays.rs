@@ -74,6 +74,11 @@ pub fn header_of(bytes: &[u8]) -> Result<(String, String), String> {
     }
 }
 
+/// Whether a replay's bytes end with the round's `Ended` record (the file is whole).
+fn ends(bytes: &[u8]) -> bool {
+    read_replay(bytes).is_ok_and(|r| matches!(r.records.last(), Some(Record::Ended { .. })))
+}
+
 /// Stores `bytes` as round `round_key`'s replay (see the module's rules).
 pub async fn put(
     conn: &mut PgConnection,
@@ -401,7 +406,12 @@ async fn upload(
         .acquire()
         .await
         .map_err(|e| Failed::Later(e.to_string()))?;
-    match put(&mut conn, &key, &identity, &bytes).await {
+    let put = put(&mut conn, &key, &identity, &bytes).await;
+    // A whole round is stored: its live log (kept for an adoption) is of no more use.
+    if matches!(put, Ok(Put::Stored | Put::Kept)) && ends(&bytes) {
+        let _ = super::log_stream::forget(&mut *conn, &key).await;
+    }
+    match put {
         Ok(Put::Stored) => {
             stats.uploaded.fetch_add(1, Relaxed);
             stats.bytes.fetch_add(bytes.len() as u64, Relaxed);

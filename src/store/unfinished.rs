@@ -58,3 +58,22 @@ async fn closed_among(store: &Store, keys: &[String]) -> sqlx::Result<Vec<String
         }
     }
 }
+
+/// Records `aborted` for an unfinished round whose file cannot be resumed or reindexed
+/// (unreadable, or departing from its own re-run): it ended when its process died, and the
+/// history says so instead of leaving it open. A round with a result keeps it.
+pub async fn record_aborted(store: &Store, round_key: &str) -> Result<(), super::StoreError> {
+    let verdict = super::history::Verdict {
+        result: "aborted".into(),
+        node_id: String::new(),
+        epoch: 0,
+        ended_at: super::unix_now(),
+    };
+    super::on_conn!(store, conn => super::history::record_verdict(conn, round_key, &verdict).await?);
+    Ok(())
+}
+
+/// The round key a replay file is named by.
+pub fn key_of(path: &std::path::Path) -> Option<String> {
+    key(path)
+}

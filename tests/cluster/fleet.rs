@@ -133,6 +133,16 @@ impl Playing {
         Playing { code, stop, task }
     }
 
+    /// The close code the server sends within `wait` (the socket kept alive meanwhile), or
+    /// `None` when it stays open that long.
+    pub async fn end_within(self, wait: Duration) -> Option<u16> {
+        let started = Instant::now();
+        while started.elapsed() < wait && !self.task.is_finished() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.end().await
+    }
+
     /// Stops keeping the socket; the close code if the server closed it meanwhile.
     pub async fn end(self) -> Option<u16> {
         self.stop.store(true, Ordering::Relaxed);

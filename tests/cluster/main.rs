@@ -11,6 +11,7 @@ mod postgres;
 #[path = "../server/mod.rs"]
 mod server;
 
+mod adopt;
 mod browser_join;
 mod faults;
 mod fleet;

@@ -490,7 +490,9 @@ async fn two_janitors_at_the_same_instant_abort_a_lost_round_once() {
         );
         janitors.push((node, janitor));
     }
-    // when both look again at the same instant,
+    // when both look again at the same instant (a lapse is confirmed by a look at least
+    // 2 s after the first),
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
     let gate = std::sync::Arc::new(tokio::sync::Barrier::new(2));
     let runs: Vec<_> = janitors
         .into_iter()

@@ -93,7 +93,8 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
         .unwrap();
     let _ = server.wait();
 
-    // Restart and stop: the server opens the database and replays its outbox.
+    // Restart and stop: the server opens the database, replays its outbox and resumes the
+    // round; the stop ends it.
     let mut server = start(port, &data);
     server::wait_up(([127, 0, 0, 1], port).into()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -140,11 +141,17 @@ async fn kill_9_mid_round_leaves_a_sound_database_and_reindex_repairs_it() {
                 .starts_with(&format!("{code}-2-"))
         })
         .unwrap();
-    let verdict = undercooked::verify::replay_bytes(&std::fs::read(interrupted).unwrap()).verdict;
-    assert!(
-        matches!(verdict, undercooked::verify::Verdict::Incomplete(_)),
-        "{verdict:?}"
-    );
+    // The restart resumed the interrupted round from its file, and the SIGTERM then ended
+    // it `aborted`: one file that verifies whole, the gap marked once.
+    let bytes = std::fs::read(interrupted).unwrap();
+    let verdict = undercooked::verify::replay_bytes(&bytes).verdict;
+    assert_eq!(verdict, undercooked::verify::Verdict::Identical);
+    let records = undercooked::log::read_replay(&bytes).unwrap().records;
+    let resumes = records
+        .iter()
+        .filter(|r| matches!(r, undercooked::log::Record::Resumed { .. }))
+        .count();
+    assert_eq!(resumes, 1, "the gap is marked once");
     let complete = replays
         .iter()
         .find(|p| {
@@ -264,8 +271,9 @@ async fn sigterm_with_an_emote_just_before_it_ends_the_round_aborted_in_its_file
 }
 
 /// A `kill -9` a moment after a round's end: the replay file holds the whole round, but its
-/// result may not have reached the database. At the next start the server folds every file
-/// whose round has no result, so the result is in the history.
+/// result may not have reached the database (nor the outbox: its write waits for an
+/// `fsync`). At the next start the server folds every file whose round has no result, so
+/// the result is in the history.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_just_after_a_round_ends_keeps_its_result_through_the_restart() {
     let addr = server::free_addr();
@@ -276,16 +284,55 @@ async fn kill_9_just_after_a_round_ends_keeps_its_result_through_the_restart() {
     server::wait_up(addr).await;
     let (_, _, _, a, b) = server::two_player_round_at(addr, "01_quick_soup").await;
     let level = quick_soup();
-    let mut first = tokio::spawn(server::play(a, 0, level.clone()));
-    let mut second = tokio::spawn(server::play(b, 1, level));
-    // The moment one seat reads the round's end, the server is killed (SIGKILL, no fork
-    // in between: within a few milliseconds of the frame).
-    tokio::select! {
-        _ = &mut first => {}
-        _ = &mut second => {}
-    }
+    let first = tokio::spawn(server::play(a, 0, level.clone()));
+    let second = tokio::spawn(server::play(b, 1, level));
+    // The moment the file holds the round's `Ended` record, the server is killed (SIGKILL,
+    // no fork in between): the file is watched every 0.2 ms, so the kill lands well within
+    // 3 ms of the end, before the result's outbox file is synced.
+    let after_end = {
+        let replays = data.join("replays");
+        tokio::task::spawn_blocking(move || {
+            let mut seen = 0;
+            loop {
+                let file = std::fs::read_dir(&replays)
+                    .ok()
+                    .and_then(|mut d| d.next())
+                    .and_then(|e| e.ok())
+                    .map(|e| e.path());
+                if let Some(bytes) = file.and_then(|f| std::fs::read(f).ok())
+                    && bytes.len() != seen
+                {
+                    seen = bytes.len();
+                    let ended = undercooked::log::read_replay(&bytes).is_ok_and(|r| {
+                        matches!(
+                            r.records.last(),
+                            Some(undercooked::log::Record::Ended { .. })
+                        )
+                    });
+                    if ended {
+                        return std::time::Instant::now();
+                    }
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        })
+        .await
+        .unwrap()
+    };
     server.kill().unwrap();
+    let killed_after = after_end.elapsed();
     let _ = server.wait();
+    let in_outbox = std::fs::read_dir(data.join("outbox"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_file())
+                .count()
+        })
+        .unwrap_or(0);
+    eprintln!(
+        "killed {} µs after the file's end; result files in the outbox: {in_outbox}",
+        killed_after.as_micros()
+    );
     first.abort();
     second.abort();
 

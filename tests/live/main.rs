@@ -29,6 +29,7 @@ mod loadtest;
 mod logs;
 mod metrics;
 mod replay_attacks;
+mod resume;
 mod sessions;
 mod slow_reader;
 mod tour;

@@ -578,6 +578,41 @@ pub async fn play(mut c: Client, seat: u8, level: undercooked::sim::Level) -> Cl
     panic!("seat {seat}: the round did not end in time");
 }
 
+/// How a seat's play stopped (`play_on`).
+pub enum Stop {
+    /// The `round` frame.
+    Round(Value),
+    /// The socket closed (the server died or handed over): its code, the last tick seen.
+    Closed(Option<u16>, u32),
+}
+
+/// Plays a seat with a bot from the frames it receives until the `round` frame or a close
+/// (a round that outlives its server is played across the gap this way).
+pub async fn play_on(c: &mut Client, seat: u8, level: &undercooked::sim::Level) -> Stop {
+    let mut team = undercooked::bots::BotTeam::new(level, 20, &[seat]);
+    let mut merged: Option<Value> = None;
+    let mut tick = 0;
+    loop {
+        match c.next(30.0).await {
+            Some(Got::Frame(v)) if v["type"] == "snap" => {
+                undercooked::wire::merge::apply_frame(&mut merged, &v["raw"])
+                    .expect("frames merge");
+                let m = merged.as_ref().expect("a merged frame");
+                tick = m["t"].as_u64().unwrap_or(0) as u32;
+                let view = undercooked::wire::view::FrameView::from_json(m)
+                    .expect("a merged frame decodes");
+                for i in team.decide(&view) {
+                    c.send(input_message(&i)).await;
+                }
+            }
+            Some(Got::Frame(v)) if v["type"] == "round" => return Stop::Round(v),
+            Some(Got::Frame(_)) => {}
+            Some(Got::Closed(code)) => return Stop::Closed(code, tick),
+            None => panic!("seat {seat}: no frame for 30 s"),
+        }
+    }
+}
+
 /// A two-seat round of the quick level, played by bots to its end: its room code.
 pub async fn played_round(server: &TestServer) -> String {
     let (code, _, _, a, b) = two_player_round(server, "01_quick_soup").await;

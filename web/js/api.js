@@ -88,12 +88,21 @@ function rememberSocket(code, url) {
 /** Where room `code`'s socket is: the node that holds it, as the server said (a cluster of
  *  several nodes), else this page's own server. Asks the server when this tab was never
  *  told (a reload elsewhere, or watching by code). */
+/** Forgets where a room's socket was: after a drop the room may have moved (a resumed or
+ * adopted round), so the next connect asks its status again. */
+export function forgetSocket(code) {
+  sessionStorage.removeItem(SOCKET_KEY(code));
+}
+
+/** Where room `code`'s socket is; `null` while the room is moving to another node (its
+ * server stopped and another is taking its round over: ask again in a moment). */
 export async function socketUrl(code) {
   let url = sessionStorage.getItem(SOCKET_KEY(code));
   if (!url) {
     try {
       rememberSocket(code, (await call('GET', `/api/rooms/${encodeURIComponent(code)}`)).ws_url);
-    } catch {
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 503) return null;
       // No such room, or no answer: the socket's own refusal will say so.
     }
     url = sessionStorage.getItem(SOCKET_KEY(code));

@@ -75,12 +75,15 @@ export class Game {
   reconnected() {
     if (this.sender) this.sender.reset();
     this.view = null;
+    // A resumed round may start again a little before the last frame drawn.
+    this.interp.reset();
   }
 
   /** A `snap` body arrived. */
   frame(raw, now = performance.now()) {
     this.view = applyFrame(this.view, raw);
     this.countdown = null;
+    this.lastTick = raw.t;
     this.interp.push(raw.t, this.view.p, now);
     const mine = this.me && this.view.p.find((p) => p.i === this.me);
     if (mine) {

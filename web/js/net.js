@@ -1,9 +1,11 @@
 // One room's WebSocket: `hello` on every (re)connect, pings for the latency readout, and
-// the close codes as the protocol gives them. 1000, 1001 and 1006 (a drop, a server
-// restart, a broken network) reconnect with back-off and rejoin the same seat with the
-// stored token; 4400-4404 are final, with a sentence saying why.
+// the close codes as the protocol gives them. 1000, 1001, 1006 and 1012 (a drop, a server
+// restart, a broken network, a handoff) reconnect with back-off and rejoin the same seat
+// with the stored token, asking the room's status first: a round resumed or adopted after
+// its server stopped may be on another node now; 4400-4404 are final, with a sentence
+// saying why.
 
-import { socketUrl } from './api.js';
+import { forgetSocket, socketUrl } from './api.js';
 
 export const FINAL = {
   4400: 'This server speaks another version of the game (or the page took too long to say hello).',
@@ -14,6 +16,9 @@ export const FINAL = {
 };
 
 const BACKOFF_MS = [300, 600, 1200, 2500, 5000, 8000];
+
+/** What the page says while its round moves to a restarted or another server. */
+const MOVED = 'The kitchen moved \u2014 reconnecting\u2026';
 
 export class Connection {
   /**
@@ -35,9 +40,15 @@ export class Connection {
 
   async open() {
     this.stopped = false;
-    this.onStatus(this.tries ? 'reconnecting' : 'connecting');
+    // A retry keeps the line that says why (a drop, a move) until the socket is back.
+    if (!this.tries) this.onStatus('connecting');
     const url = await socketUrl(this.code);
     if (this.stopped) return;
+    if (url === null) {
+      // The room is moving: no socket yet, ask again after the back-off.
+      this.retry(MOVED);
+      return;
+    }
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {
@@ -71,11 +82,18 @@ export class Connection {
         this.onStatus('closed', FINAL[ev.code]);
         return;
       }
-      const wait = BACKOFF_MS[Math.min(this.tries, BACKOFF_MS.length - 1)];
-      this.tries += 1;
-      this.onStatus('reconnecting', `Connection lost (${ev.code}); trying again…`);
-      this.retryTimer = setTimeout(() => this.open(), wait);
+      forgetSocket(this.code);
+      // 1012: the server handed its rounds over and comes back (a handoff).
+      this.retry(ev.code === 1012 ? MOVED : `Connection lost (${ev.code}); trying again…`);
     };
+  }
+
+  /** Opens again after the back-off. */
+  retry(why) {
+    const wait = BACKOFF_MS[Math.min(this.tries, BACKOFF_MS.length - 1)];
+    this.tries += 1;
+    this.onStatus('reconnecting', why);
+    this.retryTimer = setTimeout(() => this.open(), wait);
   }
 
   ping() {

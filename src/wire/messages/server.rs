@@ -61,6 +61,9 @@ pub struct RoomStatus {
     pub max_players: usize,
     pub open_seats: usize,
     pub age_s: u64,
+    /// The round was picked up again after its server stopped and waits for its people
+    /// (an addition to v1).
+    pub resuming: bool,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -119,6 +122,16 @@ pub enum ServerMsg {
         p: u32,
         t: u64,
         now: f64,
+    },
+    /// The round went on from its log after its server stopped (an addition to v1): it
+    /// resumed at `tick` (a client that had seen a later tick lost those), after `away_s`
+    /// seconds; it waits up to `wait_ms` more for the seats in `waiting_for` to come back.
+    Resumed {
+        p: u32,
+        tick: u32,
+        away_s: u64,
+        waiting_for: Vec<u8>,
+        wait_ms: u64,
     },
 }
 

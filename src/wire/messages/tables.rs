@@ -42,6 +42,9 @@ pub mod code {
 pub mod close {
     pub const NORMAL: u16 = 1000;
     pub const GOING_AWAY: u16 = 1001;
+    /// RFC 6455's "service restart": the server hands its rounds over and comes back (a
+    /// handoff); the client asks the room's status and reconnects with its token.
+    pub const SERVICE_RESTART: u16 = 1012;
     /// RFC 6455's "message too big": a frame past the transport's limit (not in the
     /// protocol's own table; the guard's `too_big` covers frames up to that limit).
     pub const MESSAGE_TOO_BIG: u16 = 1009;

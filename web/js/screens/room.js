@@ -123,6 +123,11 @@ export class RoomSession {
         // A frame that trails the round's end must not make a game screen over the results.
         if (this.state === 'round_end') break;
         this.state = 'playing';
+        if (this.resumedNotice && !m.raw.full) {
+          // The round ticks again: the wait is over.
+          this.resumedNotice = false;
+          say('');
+        }
         if (this.game && this.gameLevel === this.currentLevel()) this.game.frame(m.raw);
         else this.ensureGame().then((g) => g && g.frame(m.raw));
         break;
@@ -130,6 +135,18 @@ export class RoomSession {
         this.state = 'round_end';
         this.showResults(m);
         break;
+      case 'resumed': {
+        // The round went on from its log after its server stopped.
+        const seen = this.game && this.game.lastTick;
+        const hz = (this.game && this.game.interp && this.game.interp.tickHz) || 20;
+        const lost = seen && seen > m.tick ? ` (its last ${((seen - m.tick) / hz).toFixed(1)} s are played again)` : '';
+        const waiting = m.waiting_for.length
+          ? ` Waiting up to ${Math.ceil(m.wait_ms / 1000)} s for ${m.waiting_for.length === 1 ? 'one more cook' : `${m.waiting_for.length} more cooks`}\u2026`
+          : '';
+        say(`Back in the kitchen: the round goes on${lost}.${waiting}`);
+        this.resumedNotice = Boolean(m.waiting_for.length);
+        break;
+      }
       case 'ev': {
         // A completed quest is said by its title, on whatever screen, in the live region.
         const quests = m.events.filter((e) => e.kind === 'quest');
