@@ -19,6 +19,8 @@
 mod accept;
 mod assets;
 mod body;
+mod history_api;
+mod history_cache;
 mod info;
 mod internal;
 mod metrics;

@@ -12,6 +12,7 @@
 //! `--db` location (its engine, its PostgreSQL options, its printable form: never the
 //! password). Every SQL statement of the server lives in this module.
 
+pub mod boards;
 pub mod chain;
 pub mod credit;
 pub mod db;
@@ -19,6 +20,7 @@ mod group;
 pub mod history;
 mod jobs;
 pub mod location;
+pub mod my_rounds;
 pub mod outbox;
 pub mod quests;
 pub mod reindex;

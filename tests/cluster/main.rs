@@ -14,6 +14,7 @@ mod server;
 mod browser_join;
 mod faults;
 mod fleet;
+mod history_pages;
 mod history_queries;
 mod holds;
 mod internal;

@@ -662,6 +662,9 @@ async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
 // progression on the results, the quests, focus across lobby updates, and axe-core on
 // every screen. (Helpers are local to this block.)
 
+/// The axe-core check, for the other screens' browser tests.
+pub(crate) use around_the_kitchen::{assert_axe, axe_source};
+
 mod around_the_kitchen {
     use super::{Browser, base, browser, kitchen_press, kitchen_walk, server};
     use serde_json::Value;
@@ -669,7 +672,7 @@ mod around_the_kitchen {
 
     /// axe-core's `axe.min.js`, installed from the npm registry into `target/axe` on first
     /// use. `None` (skip) when npm cannot get it, unless `CI` is set: then that fails.
-    fn axe_source() -> Option<String> {
+    pub(crate) fn axe_source() -> Option<String> {
         static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/axe");
@@ -727,7 +730,7 @@ mod around_the_kitchen {
             .unwrap_or_default()
     }
 
-    async fn assert_axe(b: &Browser, src: &Option<String>, screen: &str) {
+    pub(crate) async fn assert_axe(b: &Browser, src: &Option<String>, screen: &str) {
         let Some(src) = src else { return };
         let found = axe(b, src).await;
         eprintln!("axe on {screen}: {} serious or critical", found.len());

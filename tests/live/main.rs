@@ -21,6 +21,7 @@ mod server;
 mod descriptors;
 mod disk_full;
 mod e2e;
+mod history_page;
 mod http_details;
 mod kill9;
 mod levels_served;

@@ -117,4 +117,7 @@ export const api = {
   replays: (page) => call('GET', `/api/replays?page=${page}`),
   replay: (id) => call('GET', `/api/replays/${encodeURIComponent(id)}`),
   frames: (id) => call('GET', `/api/replays/${encodeURIComponent(id)}/frames`),
+  board: (level, by, page) => call('GET', `/api/history/levels/${encodeURIComponent(level)}?by=${by}&page=${page}`),
+  myRounds: (page) => call('GET', `/api/history/me?page=${page}`, undefined, true),
+  myLevel: (level) => call('GET', `/api/history/me/levels/${encodeURIComponent(level)}`, undefined, true),
 };

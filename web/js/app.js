@@ -1,9 +1,11 @@
 // The page: which screen a path shows. `/` home, `/r/{code}` a room (rejoined at once when
 // this browser holds a seat there, else its join screen), `/watch/{code}` watching a room,
-// `/replays` the list, `/replays/{id}` the viewer, `/quests` the quests.
+// `/replays` the list, `/replays/{id}` the viewer, `/quests` the quests, `/history` the
+// leaderboards and this browser's own rounds.
 
 import { me } from './api.js';
 import { home, joinScreen } from './screens/home.js';
+import { historyScreen } from './screens/history.js';
 import { questsScreen } from './screens/quests.js';
 import { replayList, Viewer } from './screens/replays.js';
 import { RoomSession } from './screens/room.js';
@@ -34,6 +36,8 @@ function route() {
     replayList(0);
   } else if (parts[0] === 'quests') {
     questsScreen();
+  } else if (parts[0] === 'history') {
+    historyScreen();
   } else {
     home();
   }
