@@ -663,7 +663,7 @@ async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
 // every screen. (Helpers are local to this block.)
 
 /// The axe-core check, for the other screens' browser tests.
-pub(crate) use around_the_kitchen::{assert_axe, axe_source};
+pub(crate) use around_the_kitchen::{assert_axe, axe_source, chop_a_tomato, two_levels};
 
 mod around_the_kitchen {
     use super::{Browser, base, browser, kitchen_press, kitchen_walk, server};
@@ -738,7 +738,7 @@ mod around_the_kitchen {
     }
 
     /// A two-level campaign: the solo fixture, and a second kitchen its win unlocks.
-    fn two_levels() -> PathBuf {
+    pub(crate) fn two_levels() -> PathBuf {
         let dir = std::env::temp_dir().join(format!("uc-two-levels-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let first = std::fs::read_to_string(
@@ -762,7 +762,7 @@ mod around_the_kitchen {
     /// From spawn (2,3) of the test copy of the open kitchen: a tomato from the shelf on its
     /// left (1,3), set down on the board below (2,4) and chopped there. Bots leave a board a
     /// person faces alone; each step is pressed again until it shows.
-    async fn chop_a_tomato(b: &Browser) {
+    pub(crate) async fn chop_a_tomato(b: &Browser) {
         let held = "((window.__game.view.p.find((p) => p.i === window.__game.me) || {}).h || '')";
         let board = "((window.__game.view.st.find((s) => s.x === 2 && s.y === 4) || {}).g || '')";
         b.wait_until(

@@ -30,6 +30,8 @@ mod loadtest;
 mod logs;
 mod metrics;
 mod replay_attacks;
+mod results_honest;
+mod screens_polish;
 mod sessions;
 mod slow_reader;
 mod tour;
