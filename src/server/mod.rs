@@ -19,6 +19,7 @@
 mod accept;
 mod assets;
 mod body;
+pub mod game_data;
 mod history_api;
 mod history_cache;
 mod info;

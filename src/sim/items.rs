@@ -92,6 +92,9 @@ pub enum Recipe {
     GardenSalad,
 }
 
+/// The chopped ingredients a pot takes before it cooks: a soup is three of one kind.
+pub const POT_PORTIONS: u8 = 3;
+
 pub const SALAD_MASK: u8 = 1 | 4; // lettuce + tomato
 pub const GARDEN_SALAD_MASK: u8 = 1 | 2 | 4; // lettuce + onion + tomato
 

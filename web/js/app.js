@@ -3,7 +3,7 @@
 // `/replays` the list, `/replays/{id}` the viewer, `/quests` the quests, `/history` the
 // leaderboards and this browser's own rounds.
 
-import { me } from './api.js';
+import { api, me } from './api.js';
 import { home, joinScreen } from './screens/home.js';
 import { historyScreen } from './screens/history.js';
 import { questsScreen } from './screens/quests.js';
@@ -43,6 +43,11 @@ function route() {
   }
 }
 
+// The game's data (recipes) comes with the levels: asked once before the first screen, so
+// a ticket drawn at once (a room link, a replay) already knows its recipe. Without an
+// answer the screens still draw, and each asks again for the levels it shows.
+const gameData = api.levels().catch(() => null);
+
 window.addEventListener('popstate', route);
 document.getElementById('home-link').addEventListener('click', (e) => {
   e.preventDefault();
@@ -50,4 +55,4 @@ document.getElementById('home-link').addEventListener('click', (e) => {
   history.pushState({}, '', '/');
   route();
 });
-route();
+gameData.then(route);
