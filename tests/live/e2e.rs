@@ -313,7 +313,8 @@ async fn three_rounds_in_a_row_each_show_their_own_game() {
     if !browser::available() {
         return;
     }
-    // Given a solo room on the one-level campaign (so "Next level" replays the last level).
+    // Given a solo room on the one-level campaign (so the results' primary button replays
+    // the last level, and says so: "Play again").
     let mut server = server::start_solo(&[]).await;
     let b = Browser::open(&base(&server), 1280, 800).await;
     b.goto("/").await;
@@ -332,10 +333,10 @@ async fn three_rounds_in_a_row_each_show_their_own_game() {
         b.wait_screen("results", 90).await;
         let verdict = b.text("#verdict").await;
         match round {
-            // Next level after the last level (Retry after a loss: the same message).
+            // Play again after the last level (Retry after a loss: the same message).
             1 => {
                 b.click(if verdict == "Round won" {
-                    "Next level"
+                    "Play again"
                 } else {
                     "Retry"
                 })
@@ -663,7 +664,7 @@ async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
 // every screen. (Helpers are local to this block.)
 
 /// The axe-core check, for the other screens' browser tests.
-pub(crate) use around_the_kitchen::{assert_axe, axe_source, chop_a_tomato, two_levels};
+pub(crate) use around_the_kitchen::{assert_axe, axe_source, chop_a_tomato, two_levels_in};
 
 mod around_the_kitchen {
     use super::{Browser, base, browser, kitchen_press, kitchen_walk, server};
@@ -739,7 +740,13 @@ mod around_the_kitchen {
 
     /// A two-level campaign: the solo fixture, and a second kitchen its win unlocks.
     pub(crate) fn two_levels() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("uc-two-levels-{}", std::process::id()));
+        two_levels_in("e2e")
+    }
+
+    /// `two_levels` in a folder of its own for each `tag` (tests running at once each
+    /// remove their own).
+    pub(crate) fn two_levels_in(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("uc-two-levels-{tag}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let first = std::fs::read_to_string(
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
