@@ -8,6 +8,10 @@ use super::plan::{Goal, Purpose, Situation};
 use crate::sim::items::{Ingredient, Recipe};
 use crate::wire::view::StationView;
 
+/// The share of its window (hundredths, as the frame's `l`) under which an order is about
+/// to be missed: then a bot plates or serves it even beside a person at work.
+const URGENT_SHARE: u16 = 40;
+
 /// Adds a job when there is one.
 fn push(out: &mut Vec<Goal>, g: Option<Goal>) {
     if let Some(g) = g {
@@ -24,6 +28,30 @@ impl Situation<'_> {
         self.view.o.iter().any(|o| o.r == r.id())
     }
 
+    /// Whether a bot may plate or serve a dish of `r` now: always among bots alone; beside
+    /// a person at work only when the order is about to be missed (an open order of it has
+    /// under `URGENT_SHARE` of its window left).
+    fn may_finish(&self, r: Recipe) -> bool {
+        !self.leave_craft
+            || self
+                .view
+                .o
+                .iter()
+                .any(|o| o.r == r.id() && o.l <= URGENT_SHARE)
+    }
+
+    /// Whether a bot may get a plate ready for the soup in stove `s`: a soup that is done
+    /// (ready or burning) is always plated, so nothing burns waiting for a person; one still
+    /// cooking is left to a person at work, unless its order is about to be missed.
+    fn may_plate(&self, s: &StationView) -> bool {
+        s.s != "working"
+            || Recipe::ALL
+                .into_iter()
+                .filter(|r| r.soup_ingredient().is_some())
+                .find(|r| s.g == Some(r.soup_form()))
+                .is_none_or(|r| self.may_finish(r))
+    }
+
     /// Jobs for an empty-handed cook at `from`, best first.
     pub(super) fn empty_handed(&self, from: (i32, i32), claims: &[Goal], out: &mut Vec<Goal>) {
         self.soup_waiting(from, claims, out);
@@ -36,7 +64,7 @@ impl Situation<'_> {
         push(
             out,
             self.nearest(from, claims, Purpose::Take, |s| {
-                dish(s.g).is_some_and(|r| self.is_open(r)) && !blocked(s)
+                dish(s.g).is_some_and(|r| self.is_open(r) && self.may_finish(r)) && !blocked(s)
             }),
         );
         push(
@@ -93,6 +121,7 @@ impl Situation<'_> {
             s.k == "stove"
                 && !blocked(s)
                 && (s.s == "ready" || s.s == "burning" || (s.s == "working" && s.p >= 60))
+                && self.may_plate(s)
                 && !claims.iter().any(|c| {
                     matches!(c.purpose, Purpose::PlateFor(x) if x == *i)
                         || (c.station == *i && c.purpose == Purpose::TakeSoup)
@@ -244,13 +273,19 @@ impl Situation<'_> {
     /// A clean plate: a ready soup, one cooking, a counter to lay it for a salad, else back
     /// to the sink.
     fn holding_plate(&self, from: (i32, i32), claims: &[Goal], out: &mut Vec<Goal>) {
-        let stove_ready =
-            |s: &StationView| s.k == "stove" && !blocked(s) && (s.s == "ready" || s.s == "burning");
+        let stove_ready = |s: &StationView| {
+            s.k == "stove"
+                && !blocked(s)
+                && (s.s == "ready" || s.s == "burning")
+                && self.may_plate(s)
+        };
         push(
             out,
             self.nearest(from, claims, Purpose::TakeSoup, stove_ready),
         );
-        let cooking = |s: &StationView| s.k == "stove" && !blocked(s) && s.s == "working";
+        let cooking = |s: &StationView| {
+            s.k == "stove" && !blocked(s) && s.s == "working" && self.may_plate(s)
+        };
         push(out, self.nearest(from, claims, Purpose::TakeSoup, cooking));
         if self.plates_to_lay > 0
             || self
@@ -274,7 +309,9 @@ impl Situation<'_> {
     /// Anything else (or with no counter free) goes in the bin, which keeps the plate.
     fn holding_dish(&self, from: (i32, i32), r: Recipe, claims: &[Goal], out: &mut Vec<Goal>) {
         let open = self.is_open(r);
-        if open {
+        // Beside a person at work the serve is theirs: the dish goes on a counter for them
+        // (below), unless its order is about to be missed.
+        if open && self.may_finish(r) {
             push(
                 out,
                 self.nearest(from, &[], Purpose::Press, |s| s.k == "serve"),

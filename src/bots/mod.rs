@@ -51,6 +51,9 @@ const PRESS_COOLDOWN: u32 = 3;
 /// Seconds a person may stand still facing a station before the bots stop leaving it to
 /// them (a person working it is never still: the station's work shows as `working`).
 const PERSON_IDLE_S: u32 = 5;
+/// Seconds a person may stand still (neither walking nor working) and still count as at
+/// work in the kitchen, for whom the bots leave plating and serving (`plan::Situation`).
+const CRAFT_IDLE_S: u32 = 10;
 /// Seconds between two emotes of a bot that waits for a person to let it by.
 const EMOTE_EVERY_S: u32 = 5;
 /// The emote a bot sends to ask a person for the way (`sim::events::EMOTES`).
@@ -175,6 +178,7 @@ impl BotTeam {
         }
         let mut sit = Situation::new(view, &nav, &recipes, self.plates);
         sit.people = self.people_targets(view);
+        sit.leave_craft = self.person_at_work(view);
         // Where people stand: no bot walks through one, and a job only a way through a
         // person reaches is no job for now.
         let walls: Vec<Tile> = self

@@ -6,7 +6,7 @@
 use super::nav::UNREACHABLE;
 use super::steer::tile_of;
 use super::traffic::Tile;
-use super::{BotTeam, PERSON_IDLE_S};
+use super::{BotTeam, CRAFT_IDLE_S, PERSON_IDLE_S};
 use crate::sim::grid::DIRS;
 use crate::wire::view::{FrameView, PlayerView};
 
@@ -80,6 +80,14 @@ impl BotTeam {
             }
         }
         out
+    }
+
+    /// Whether a person is at work in the kitchen: one who moved or worked a station in the
+    /// last `CRAFT_IDLE_S`. An idle person is an empty seat: the bots then do everything.
+    pub(super) fn person_at_work(&self, view: &FrameView) -> bool {
+        self.people
+            .iter()
+            .any(|q| view.t.saturating_sub(q.moved_at) < CRAFT_IDLE_S * self.tick_hz)
     }
 
     /// The people as they stand in this view (those it finds).

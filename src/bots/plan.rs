@@ -70,6 +70,9 @@ pub struct Situation<'a> {
     pub people: Vec<usize>,
     /// Stations the cook being planned for cannot reach but through a person: no job.
     pub cut_off: Vec<usize>,
+    /// A person is at work in the kitchen: the bots leave plating and serving (the moments
+    /// that score) to people, taking them only to save an order or a soup (`jobs`).
+    pub leave_craft: bool,
 }
 
 impl<'a> Situation<'a> {
@@ -109,6 +112,7 @@ impl<'a> Situation<'a> {
             plates_to_lay: 0,
             people: Vec::new(),
             cut_off: Vec::new(),
+            leave_craft: false,
         };
         sit.measure();
         sit
