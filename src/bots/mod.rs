@@ -8,7 +8,7 @@
 //! is on. The team is told the seats people play (`with_people`; in a room, the seats not
 //! flagged bot): a bot leaves a person the station the person uses or walks up to, goes round the
 //! tile in front of a person, and when only a way through a person leads to its jobs it
-//! waves (`take_emotes`) and waits off the way (docs/GAME.md, "Bots beside people"). Bots
+//! asks to be let through (`take_emotes`) and waits off the way (docs/GAME.md, "Bots beside people"). Bots
 //! are deterministic given the views, send inputs on change plus a 5 Hz
 //! keep-alive like a real client, and never touch the sim's state: headless rounds, load
 //! tests and solo play with bot teammates all use them the same way.
@@ -57,7 +57,7 @@ const CRAFT_IDLE_S: u32 = 10;
 /// Seconds between two emotes of a bot that waits for a person to let it by.
 const EMOTE_EVERY_S: u32 = 5;
 /// The emote a bot sends to ask a person for the way (`sim::events::EMOTES`).
-const ASK_EMOTE: &str = "wave";
+const ASK_EMOTE: &str = "let_me_through";
 
 struct BotCook {
     seat: u8,
@@ -160,7 +160,7 @@ impl BotTeam {
     }
 
     /// The emotes the team's cooks send after the last `decide`, as (seat, emote id): a
-    /// cook that waits for a person to clear the only way asks with a wave, at most once
+    /// cook that waits for a person to clear the only way asks to be let through, at most once
     /// every `EMOTE_EVERY_S`. An emote changes nothing in the kitchen; the caller records
     /// it as a person's emote is recorded.
     pub fn take_emotes(&mut self) -> Vec<(u8, &'static str)> {
@@ -284,7 +284,7 @@ impl BotTeam {
         (reachable, cut_off)
     }
 
-    /// Cook `k` takes its job: asks for the way while it waits aside (a wave, at most once
+    /// Cook `k` takes its job: asks for the way while it waits aside (`let_me_through`, at most once
     /// every `EMOTE_EVERY_S`), rests while it has stepped back, and otherwise keeps its goal
     /// while that is still a candidate (a fire to put out first pre-empts it).
     fn settle(&mut self, k: usize, view: &FrameView, candidates: &[Goal], aside: Option<Tile>) {
