@@ -29,6 +29,7 @@ mod limits;
 mod loadtest;
 mod logs;
 mod metrics;
+mod phone;
 mod replay_attacks;
 mod results_honest;
 mod screens_polish;
