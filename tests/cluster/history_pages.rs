@@ -1,7 +1,8 @@
 //! The history page's reads (`store::boards`, `store::my_rounds`) on PostgreSQL answer what
 //! they answer on SQLite: the same bot-played rounds reindexed into both, every page of a
-//! leaderboard (both rankings), of a cook's rounds, and its scores on a level, compared
-//! whole (their order included: ties are broken by the round key on both engines).
+//! leaderboard (both rankings), of a cook's rounds, its scores on a level and its best
+//! stars per level, compared whole (their order included: ties are broken by the round key
+//! on both engines).
 
 use crate::history_queries::bot_replays;
 use crate::postgres;
@@ -25,6 +26,17 @@ async fn answers(store: &Store, levels: &[String]) -> Vec<serde_json::Value> {
     for page in 0..4 {
         let (rows, more) = rounds_of(store, "bot-1", page, 3).await.unwrap();
         out.push(serde_json::json!({"mine": rows, "more": more}));
+    }
+    // The picker's best stars, which count only rounds the seat contributed to.
+    for seat in 0..4 {
+        let bests = undercooked::store::sessions::bests(store, &format!("bot-{seat}"))
+            .await
+            .unwrap();
+        let bests: Vec<_> = bests
+            .iter()
+            .map(|b| (b.level_id.clone(), b.stars, b.score))
+            .collect();
+        out.push(serde_json::json!({ "bests": bests }));
     }
     out
 }
