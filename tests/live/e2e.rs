@@ -62,6 +62,12 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
         serde_json::json!([false, false, 5]),
         "host, 3 × bot, you"
     );
+    // Nor are there emotes in the lobby: the bots would be the only ones to get them.
+    assert_eq!(
+        b.eval("document.querySelectorAll('main .emotes').length")
+            .await,
+        0
+    );
     b.screenshot("lobby").await;
     b.click("Start").await;
     b.wait_screen("game", 10).await;

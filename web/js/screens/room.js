@@ -319,7 +319,8 @@ export class RoomSession {
           h('button', { id: 'start', class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': why ? 'start-why' : null, onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
           h('button', { id: 'leave', onclick: () => this.leave() }, 'Leave')),
         why ? h('p', { id: 'start-why', class: 'start-why' }, why) : null,
-        this.seat === null ? null : h('div', { class: 'row emotes', role: 'group', 'aria-label': 'Emotes' },
+        // Emotes are for people: a room of bots (Play solo) has nobody to read them.
+        this.seat === null || alone ? null : h('div', { class: 'row emotes', role: 'group', 'aria-label': 'Emotes' },
           Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', 'data-key': `emote-${id}`, onclick: () => this.conn.send({ type: 'emote', id }) }, text))),
         this.questsPanel()),
       this.briefing(l.level));
