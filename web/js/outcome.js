@@ -6,6 +6,9 @@
 // limit, so the two always add up to it ("1:09 of 2:30 · 1:21 left"), and a star's
 // threshold is compared with the same floored figure the screen shows.
 //
+// A replay's end: a recording with no `round_end` was cut before its round's end — the
+// round is still being played, or its server stopped — and says so, rather than "ends here".
+//
 // Where next: the server sends each viewer the level its Next press starts (`unlocked`, the
 // next level when the round was won and the viewer has it, else the level played); the
 // screen names it, and when it is the same level says why: the round was lost, it was the
@@ -17,6 +20,21 @@ export function roundClock(limit, timeLeft) {
   const whole = Math.floor(limit);
   const left = Math.min(whole, Math.max(0, Math.floor(timeLeft + 1e-9)));
   return { left, used: whole - left };
+}
+
+/** The replay viewer's last line: the round's verdict from its `round_end` event (`o`,
+ * with `res`, `sc`, `tgt`, `stars`), else what the last frame `view` shows, saying whether
+ * the recording holds the round's end (`ended`, the replay API's flag). */
+export function replayEnd(o, view, ended) {
+  if (!o) {
+    const score = `score ${view.s} / ${view.tgt}`;
+    return ended
+      ? `The recording ends here: ${score}.`
+      : `The recording stops before the round's end (it may still be playing): ${score} so far.`;
+  }
+  const n = o.stars || 0;
+  const starsText = n ? ` \u00b7 ${'\u2605'.repeat(n)}${'\u2606'.repeat(Math.max(0, 3 - n))} (${n} star${n === 1 ? '' : 's'})` : '';
+  return `Round ${o.res || 'over'} \u00b7 score ${o.sc ?? view.s} / ${o.tgt ?? view.tgt}${starsText}`;
 }
 
 /** Whole seconds as m:ss. */

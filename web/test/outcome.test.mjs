@@ -1,7 +1,7 @@
 // The results' clock and where "Next level" goes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mss, roundClock, whereNext } from '../js/outcome.js';
+import { mss, replayEnd, roundClock, whereNext } from '../js/outcome.js';
 
 test('the time left is floored and the time used is the rest of the limit', () => {
   // 1:21.5 left of 2:30 reads 1:21 left, 1:09 used (never "1:09 of 2:30 · 1:22 left").
@@ -36,4 +36,11 @@ test('a win without the unlock says the next level is locked and what opens it',
 
 test('a loss retries the same level', () => {
   assert.deepEqual(whereNext(LEVELS, 'b', false, 'b'), { label: 'Retry', note: 'Retry plays Level 2: Second again.', go: 'b' });
+});
+
+test('a replay says how its round ended, or that it stops before the end', () => {
+  const view = { s: 40, tgt: 90 };
+  assert.equal(replayEnd({ res: 'won', sc: 95, tgt: 90, stars: 2 }, view, true), 'Round won \u00b7 score 95 / 90 \u00b7 \u2605\u2605\u2606 (2 stars)');
+  assert.equal(replayEnd(null, view, false), 'The recording stops before the round\u2019s end (it may still be playing): score 40 / 90 so far.'.replace('\u2019', "'"));
+  assert.equal(replayEnd(null, view, true), 'The recording ends here: score 40 / 90.');
 });
