@@ -40,7 +40,7 @@ fn a_scripted_person_alone_wins_the_tutorial_serving_a_soup_every_half_minute_or
 
 #[test]
 fn a_scripted_person_alone_wins_the_tutorial_on_every_seed_with_two_fifths_of_the_clock_left() {
-    // A beginner at half the stand-in's pace must still win: the stand-in alone keeps at
+    // Room for a slower beginner (issue 34's measure): the stand-in alone keeps at
     // least 40 % of the clock on every held-out seed (issue 34).
     let level = first_kitchen();
     let limit = (level.level.time_limit_s * 20.0) as u32;
