@@ -573,6 +573,18 @@ fn moves_fixture() -> PathBuf {
     path
 }
 
+/// The game's data as `/api/levels` hands it to the client (`recipes`, `tip_max`), from the
+/// server's own code, for the client's tests: they fail if the client copies or disagrees.
+fn game_data_fixture() -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("client-game-data.json");
+    let body = json!({
+        "recipes": undercooked::server::game_data::recipes(),
+        "tip_max": undercooked::sim::rules::TIP_MAX,
+    });
+    std::fs::write(&path, body.to_string()).unwrap();
+    path
+}
+
 #[test]
 fn the_client_modules_pass_their_node_tests() {
     let node = Command::new("node").arg("--version").output();
@@ -596,6 +608,7 @@ fn the_client_modules_pass_their_node_tests() {
         .args(&tests)
         .env("UC_FRAMES_FIXTURE", frames_fixture())
         .env("UC_MOVES_FIXTURE", moves_fixture())
+        .env("UC_GAME_DATA_FIXTURE", game_data_fixture())
         .current_dir(&web)
         .output()
         .expect("node runs");

@@ -54,6 +54,7 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
                 "recipe_weights": recipe_weights,
                 "hazards": hazards_of(lv),
                 "stars": star_thresholds(lv.time_limit_s),
+                "points": super::game_data::points_of(lv),
             })
         })
         .collect();
@@ -65,7 +66,8 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
         .collect();
     Ok(answer(
         StatusCode::OK,
-        &json!({"levels": list, "broken": broken}),
+        &json!({"levels": list, "broken": broken, "recipes": super::game_data::recipes(),
+               "tip_max": crate::sim::rules::TIP_MAX}),
     ))
 }
 

@@ -302,6 +302,8 @@ pub fn routes(
         .unify()
         .or(replays(shared, replay_cache_bytes))
         .unify()
+        .or(super::history_api::routes(shared))
+        .unify()
         .or(seams(shared))
         .unify()
         .or(client())

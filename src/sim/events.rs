@@ -170,5 +170,14 @@ pub mod reason {
     pub const STUNNED: &str = "stunned";
 }
 
-/// The six emotes of the protocol's whitelist.
-pub const EMOTES: [&str; 6] = ["wave", "cheer", "thumbs_up", "thumbs_down", "angry", "star"];
+/// The emotes of the protocol's whitelist. `let_me_through` is what a bot says when a
+/// person stands in its only way (docs/GAME.md); a person may send it too.
+pub const EMOTES: [&str; 7] = [
+    "wave",
+    "cheer",
+    "thumbs_up",
+    "thumbs_down",
+    "angry",
+    "star",
+    "let_me_through",
+];

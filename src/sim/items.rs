@@ -92,6 +92,9 @@ pub enum Recipe {
     GardenSalad,
 }
 
+/// The chopped ingredients a pot takes before it cooks: a soup is three of one kind.
+pub const POT_PORTIONS: u8 = 3;
+
 pub const SALAD_MASK: u8 = 1 | 4; // lettuce + tomato
 pub const GARDEN_SALAD_MASK: u8 = 1 | 2 | 4; // lettuce + onion + tomato
 
@@ -216,6 +219,24 @@ impl Item {
     /// Whether this item stands on a plate (so the plate comes back when it is lost or served).
     pub fn is_on_plate(self) -> bool {
         matches!(self, Item::Plate(_) | Item::PlateDirty | Item::Dish(_))
+    }
+
+    /// Whether this item is work towards `recipe`, for charging a miss (docs/GAME.md): one
+    /// of its ingredients, raw or chopped; a plate holding only its salad ingredients; its
+    /// dish (a plain salad is on its way to a garden salad too). A dirty plate or an empty
+    /// one is work towards nothing yet.
+    pub fn is_work_for(self, recipe: Recipe) -> bool {
+        let mask = match recipe {
+            Recipe::Salad => SALAD_MASK,
+            Recipe::GardenSalad => GARDEN_SALAD_MASK,
+            _ => 0,
+        };
+        match self {
+            Item::Raw(i) | Item::Chopped(i) => recipe.ingredients().contains(&i),
+            Item::Plate(m) => m != 0 && m & !mask == 0,
+            Item::Dish(r) => r == recipe || (r == Recipe::Salad && recipe == Recipe::GardenSalad),
+            Item::PlateDirty => false,
+        }
     }
 
     /// The salad mask of a plate that can still take ingredients.

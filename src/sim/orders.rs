@@ -91,7 +91,14 @@ pub fn tick_orders(state: &mut KitchenState, rules: &Rules, events: &mut Vec<Eve
         state.score = state.score.saturating_sub(rules.miss_penalty);
         state.counters.missed += 1;
         state.streak = 0;
-        for cook in state.cooks.iter_mut().filter(|c| c.active()) {
+        // A miss is charged to the cooks who had the order's work in hand when it ran out
+        // (docs/GAME.md), or to nobody: not to a cook who stood by, nor one busy elsewhere.
+        let recipe = order.recipe;
+        for cook in state
+            .cooks
+            .iter_mut()
+            .filter(|c| c.active() && c.held.as_ref().is_some_and(|h| h.item.is_work_for(recipe)))
+        {
             cook.missed_contrib += 1;
         }
         let sd = state.score as i64 - before as i64;

@@ -204,7 +204,7 @@ fn stove(pot: &mut Pot, held: Option<Held>, rules: &Rules) -> Outcome {
             None => Outcome::Denied(reason::WRONG_ITEM),
         },
         (Some(Item::Chopped(ing)), Pot::Filling { ing: in_pot, n }) if ing == in_pot => {
-            *pot = if n + 1 >= 3 {
+            *pot = if n + 1 >= super::items::POT_PORTIONS {
                 Pot::Cooking { ing, t: 0 }
             } else {
                 Pot::Filling { ing, n: n + 1 }

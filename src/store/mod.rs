@@ -12,6 +12,7 @@
 //! `--db` location (its engine, its PostgreSQL options, its printable form: never the
 //! password). Every SQL statement of the server lives in this module.
 
+pub mod boards;
 pub mod chain;
 pub mod credit;
 pub mod db;
@@ -20,6 +21,7 @@ pub mod history;
 mod jobs;
 pub mod location;
 pub mod log_stream;
+pub mod my_rounds;
 pub mod outbox;
 pub mod quests;
 pub mod reindex;

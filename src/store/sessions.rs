@@ -155,16 +155,24 @@ pub struct LevelBest {
 }
 
 /// The session's best per level it finished a round on (`GET /api/session`), in level
-/// order. Plain SQL over `round_players` and `rounds`, as the `player_best` view.
+/// order. Plain SQL over `round_players` and `rounds`, as the `player_best` view, except
+/// that a won round's stars count only where the session's seat contributed (the rule of
+/// the unlock and the team quests, `quests::contributors`): the level picker's best stars
+/// and the quests never disagree about a round the person only watched.
 pub async fn bests(store: &Store, session_id: &str) -> sqlx::Result<Vec<LevelBest>> {
+    let work = super::quests::WORK_TO_COUNT as i64;
     let rows: Vec<(String, Option<i64>, Option<i64>)> = super::on_conn!(store, conn => conn.fetch_all(
         "SELECT r.level_id,
-                MAX(CASE WHEN r.result = 'won' THEN r.stars ELSE 0 END),
+                MAX(CASE WHEN r.result = 'won' AND
+                    (SELECT COUNT(*) FROM events e WHERE e.round_key = rp.round_key
+                      AND e.seat = rp.seat
+                      AND e.kind IN ('chopped', 'served', 'washed', 'extinguished')) >= $2
+                    THEN r.stars ELSE 0 END),
                 MAX(r.score)
          FROM round_players rp JOIN rounds r ON r.round_key = rp.round_key
          WHERE rp.session_id = $1 AND r.result IS NOT NULL
          GROUP BY r.level_id ORDER BY r.level_id",
-        &args![session_id],
+        &args![session_id, work],
     ).await?);
     Ok(rows
         .into_iter()

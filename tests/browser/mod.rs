@@ -58,6 +58,22 @@ impl Browser {
     /// A headless Chromium window of `width`×`height` opened on nothing yet; `base` is the
     /// server's `http://127.0.0.1:PORT`.
     pub async fn open(base: &str, width: u32, height: u32) -> Browser {
+        Browser::open_as(base, width, height, None).await
+    }
+
+    /// A phone: Chromium's device emulation at `width`×`height` CSS px, pixel ratio 3,
+    /// with touch (so the page's `pointer: coarse` rules and touch controls apply).
+    pub async fn open_phone(base: &str, width: u32, height: u32) -> Browser {
+        let metrics = json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 3.0, "touch": true}});
+        Browser::open_as(base, width, height, Some(metrics)).await
+    }
+
+    async fn open_as(
+        base: &str,
+        width: u32,
+        height: u32,
+        mobile: Option<serde_json::Value>,
+    ) -> Browser {
         let port = free_port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
@@ -79,6 +95,10 @@ impl Browser {
                 ],
             },
         });
+        let mut caps = caps;
+        if let Some(m) = mobile {
+            caps["goog:chromeOptions"]["mobileEmulation"] = m;
+        }
         let caps = caps.as_object().cloned().unwrap_or_default();
         let url = format!("http://127.0.0.1:{port}");
         let mut last_error = String::new();

@@ -63,7 +63,7 @@ fn examples() -> Vec<Example> {
 
 /// Bot-played rounds (the first four campaign levels, two seeds each) as replay files in
 /// `dir`, as tests/history builds its SQLite database.
-fn bot_replays(dir: &Path) {
+pub(crate) fn bot_replays(dir: &Path) {
     std::fs::create_dir_all(dir).expect("a replay folder");
     let levels =
         undercooked::levels::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("levels"))

@@ -15,6 +15,7 @@ mod adopt;
 mod browser_join;
 mod faults;
 mod fleet;
+mod history_pages;
 mod history_queries;
 mod holds;
 mod internal;

@@ -5,5 +5,6 @@
 mod kitchen;
 
 mod history_doc;
+mod pages;
 mod quests;
 mod reindex;

@@ -386,8 +386,17 @@ async fn a_person_who_idles_beside_three_bots_gets_no_credit_for_their_win() {
             "{quest}"
         );
     }
+    // and records no best stars on the level (the picker agrees with the quests)
+    let best = undercooked::store::sessions::bests(&store, "s-ann")
+        .await
+        .unwrap();
+    assert_eq!((best[0].stars, best[0].score), (0, 160), "{best:?}");
     // While the bots that did the work are credited
     assert_eq!(progress(&store, "bot-1", "clean_run").await, (5, true));
+    let best = undercooked::store::sessions::bests(&store, "bot-1")
+        .await
+        .unwrap();
+    assert_eq!(best[0].stars, 3);
     assert_eq!(progress(&store, "bot-1", "three_stars").await, (1, true));
 }
 
@@ -401,6 +410,11 @@ async fn a_person_who_works_beside_three_bots_shares_their_win() {
     assert_eq!(progress(&store, "s-ann", "on_a_roll").await, (5, true));
     assert_eq!(progress(&store, "s-ann", "three_stars").await, (1, true));
     assert_eq!(progress(&store, "s-ann", "campaign_hero").await, (1, false));
+    // and records the round's stars as her best on the level
+    let best = undercooked::store::sessions::bests(&store, "s-ann")
+        .await
+        .unwrap();
+    assert_eq!(best[0].stars, 3, "{best:?}");
 }
 
 #[tokio::test]

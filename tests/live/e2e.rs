@@ -62,6 +62,12 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
         serde_json::json!([false, false, 5]),
         "host, 3 × bot, you"
     );
+    // Nor are there emotes in the lobby: the bots would be the only ones to get them.
+    assert_eq!(
+        b.eval("document.querySelectorAll('main .emotes').length")
+            .await,
+        0
+    );
     b.screenshot("lobby").await;
     b.click("Start").await;
     b.wait_screen("game", 10).await;
@@ -313,7 +319,8 @@ async fn three_rounds_in_a_row_each_show_their_own_game() {
     if !browser::available() {
         return;
     }
-    // Given a solo room on the one-level campaign (so "Next level" replays the last level).
+    // Given a solo room on the one-level campaign (so the results' primary button replays
+    // the last level, and says so: "Play again").
     let mut server = server::start_solo(&[]).await;
     let b = Browser::open(&base(&server), 1280, 800).await;
     b.goto("/").await;
@@ -332,10 +339,10 @@ async fn three_rounds_in_a_row_each_show_their_own_game() {
         b.wait_screen("results", 90).await;
         let verdict = b.text("#verdict").await;
         match round {
-            // Next level after the last level (Retry after a loss: the same message).
+            // Play again after the last level (Retry after a loss: the same message).
             1 => {
                 b.click(if verdict == "Round won" {
-                    "Next level"
+                    "Play again"
                 } else {
                     "Retry"
                 })
@@ -662,6 +669,9 @@ async fn a_rush_order_shows_its_bonus_and_levels_are_screenshotted() {
 // progression on the results, the quests, focus across lobby updates, and axe-core on
 // every screen. (Helpers are local to this block.)
 
+/// The axe-core check, for the other screens' browser tests.
+pub(crate) use around_the_kitchen::{assert_axe, axe_source, chop_a_tomato, two_levels_in};
+
 mod around_the_kitchen {
     use super::{Browser, base, browser, kitchen_press, kitchen_walk, server};
     use serde_json::Value;
@@ -669,7 +679,7 @@ mod around_the_kitchen {
 
     /// axe-core's `axe.min.js`, installed from the npm registry into `target/axe` on first
     /// use. `None` (skip) when npm cannot get it, unless `CI` is set: then that fails.
-    fn axe_source() -> Option<String> {
+    pub(crate) fn axe_source() -> Option<String> {
         static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/axe");
@@ -727,7 +737,7 @@ mod around_the_kitchen {
             .unwrap_or_default()
     }
 
-    async fn assert_axe(b: &Browser, src: &Option<String>, screen: &str) {
+    pub(crate) async fn assert_axe(b: &Browser, src: &Option<String>, screen: &str) {
         let Some(src) = src else { return };
         let found = axe(b, src).await;
         eprintln!("axe on {screen}: {} serious or critical", found.len());
@@ -735,8 +745,14 @@ mod around_the_kitchen {
     }
 
     /// A two-level campaign: the solo fixture, and a second kitchen its win unlocks.
-    fn two_levels() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("uc-two-levels-{}", std::process::id()));
+    pub(crate) fn two_levels() -> PathBuf {
+        two_levels_in("e2e")
+    }
+
+    /// `two_levels` in a folder of its own for each `tag` (tests running at once each
+    /// remove their own).
+    pub(crate) fn two_levels_in(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("uc-two-levels-{tag}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let first = std::fs::read_to_string(
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -759,7 +775,7 @@ mod around_the_kitchen {
     /// From spawn (2,3) of the test copy of the open kitchen: a tomato from the shelf on its
     /// left (1,3), set down on the board below (2,4) and chopped there. Bots leave a board a
     /// person faces alone; each step is pressed again until it shows.
-    async fn chop_a_tomato(b: &Browser) {
+    pub(crate) async fn chop_a_tomato(b: &Browser) {
         let held = "((window.__game.view.p.find((p) => p.i === window.__game.me) || {}).h || '')";
         let board = "((window.__game.view.st.find((s) => s.x === 2 && s.y === 4) || {}).g || '')";
         b.wait_until(

@@ -39,6 +39,32 @@ fn a_scripted_person_alone_wins_the_tutorial_serving_a_soup_every_half_minute_or
 }
 
 #[test]
+fn a_scripted_person_alone_wins_the_tutorial_on_every_seed_with_two_fifths_of_the_clock_left() {
+    // Room for a slower beginner (issue 34's measure): the stand-in alone keeps at
+    // least 40 % of the clock on every held-out seed (issue 34).
+    let level = first_kitchen();
+    let limit = (level.level.time_limit_s * 20.0) as u32;
+    for seed in 11..=30 {
+        let done = play_team(
+            &level,
+            seed,
+            Some(Human::Scripted),
+            0,
+            20,
+            std::io::sink(),
+            |_, _| {},
+        )
+        .expect("the round runs");
+        assert_eq!(done.result, RoundResult::Won, "seed {seed}");
+        let left = limit - done.ticks;
+        assert!(
+            left * 100 >= limit * 40,
+            "seed {seed}: won with {left} of {limit} ticks left"
+        );
+    }
+}
+
+#[test]
 fn an_idle_person_never_moves_and_three_bots_play_around_it() {
     let level = first_kitchen();
     let mut moved = false;

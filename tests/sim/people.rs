@@ -183,7 +183,10 @@ fn a_bot_a_person_blocks_waves_and_waits_off_the_way() {
             .p
             .iter()
             .any(|p| p.seat == 0 && (p.x / 100, p.y / 100) == door);
-        waves += emotes.iter().filter(|(_, id)| *id == "wave").count();
+        waves += emotes
+            .iter()
+            .filter(|(_, id)| *id == "let_me_through")
+            .count();
         for p in view.p.iter().filter(|p| p.seat != 0) {
             let at = (p.x / 100, p.y / 100);
             let k = p.seat as usize;

@@ -338,7 +338,25 @@ fn a_missed_order_costs_the_penalty_but_never_takes_the_score_below_zero() {
     assert_eq!(missed.payload.sd, Some(0), "score was 0: nothing to take");
     assert_eq!(k.state.counters.missed, 1);
     assert_eq!(k.state.score, 0);
-    assert_eq!(k.state.cook(0).unwrap().missed_contrib, 1);
+    // Nobody had the order's work in hand: nobody is charged.
+    assert_eq!(k.state.cook(0).unwrap().missed_contrib, 0);
+    assert_eq!(k.state.cook(1).unwrap().missed_contrib, 0);
+}
+
+#[test]
+fn a_miss_is_charged_only_to_the_cooks_holding_the_orders_work() {
+    // Given three cooks when the first order (a tomato soup or a salad: both take a
+    // tomato) runs out: one empty-handed, one with a chopped tomato, one with a mushroom,
+    let mut k = Kitchen::new(GRID, RECIPES, "[orders]\ndeadline_s = 3", 3);
+    give(&mut k, 1, Item::Chopped(Ingredient::Tomato));
+    give(&mut k, 2, Item::Raw(Ingredient::Mushroom));
+    let events = k.idle(40 + 60 + 1);
+    assert!(kinds(&events).contains(&EventKind::Missed));
+    // then only the cook with the tomato is charged.
+    let charged: Vec<u32> = (0..3)
+        .map(|s| k.state.cook(s).unwrap().missed_contrib)
+        .collect();
+    assert_eq!(charged, [0, 1, 0]);
 }
 
 #[test]

@@ -1,5 +1,8 @@
 // The HTTP side of the server, and what the browser remembers (the token and the name,
 // in localStorage: the token is the player's session, so one token serves every room).
+// Every `/api/levels` answer also hands the game's recipes to `recipes.js`.
+
+import { setRecipes } from './recipes.js';
 
 const KEY = { token: 'uc.token', name: 'uc.name', room: 'uc.room' };
 
@@ -118,7 +121,10 @@ export const api = {
   solo: () => reserve('/api/rooms/solo'),
   join: (code) => reserve(`/api/rooms/${encodeURIComponent(code)}/join`),
   room: (code) => call('GET', `/api/rooms/${encodeURIComponent(code)}`),
-  levels: () => call('GET', '/api/levels', undefined, true),
+  levels: () => call('GET', '/api/levels', undefined, true).then((r) => {
+    if (r) setRecipes(r.recipes, r.tip_max);
+    return r;
+  }),
   session: () => call('GET', '/api/session', undefined, true),
   level: (id) => call('GET', `/api/levels/${encodeURIComponent(id)}`),
   addBot: (code, seat) => call('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, seat === undefined ? {} : { seat }, true),
@@ -126,4 +132,7 @@ export const api = {
   replays: (page) => call('GET', `/api/replays?page=${page}`),
   replay: (id) => call('GET', `/api/replays/${encodeURIComponent(id)}`),
   frames: (id) => call('GET', `/api/replays/${encodeURIComponent(id)}/frames`),
+  board: (level, by, page) => call('GET', `/api/history/levels/${encodeURIComponent(level)}?by=${by}&page=${page}`),
+  myRounds: (page) => call('GET', `/api/history/me?page=${page}`, undefined, true),
+  myLevel: (level) => call('GET', `/api/history/me/levels/${encodeURIComponent(level)}`, undefined, true),
 };

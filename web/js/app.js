@@ -1,9 +1,11 @@
 // The page: which screen a path shows. `/` home, `/r/{code}` a room (rejoined at once when
 // this browser holds a seat there, else its join screen), `/watch/{code}` watching a room,
-// `/replays` the list, `/replays/{id}` the viewer, `/quests` the quests.
+// `/replays` the list, `/replays/{id}` the viewer, `/quests` the quests, `/history` the
+// leaderboards and this browser's own rounds.
 
-import { me } from './api.js';
+import { api, me } from './api.js';
 import { home, joinScreen } from './screens/home.js';
+import { historyScreen } from './screens/history.js';
 import { questsScreen } from './screens/quests.js';
 import { replayList, Viewer } from './screens/replays.js';
 import { RoomSession } from './screens/room.js';
@@ -34,10 +36,17 @@ function route() {
     replayList(0);
   } else if (parts[0] === 'quests') {
     questsScreen();
+  } else if (parts[0] === 'history') {
+    historyScreen();
   } else {
     home();
   }
 }
+
+// The game's data (recipes) comes with the levels: asked once before the first screen, so
+// a ticket drawn at once (a room link, a replay) already knows its recipe. Without an
+// answer the screens still draw, and each asks again for the levels it shows.
+const gameData = api.levels().catch(() => null);
 
 window.addEventListener('popstate', route);
 document.getElementById('home-link').addEventListener('click', (e) => {
@@ -46,4 +55,4 @@ document.getElementById('home-link').addEventListener('click', (e) => {
   history.pushState({}, '', '/');
   route();
 });
-route();
+gameData.then(route);

@@ -25,6 +25,7 @@ export const EMOTES = {
   thumbs_down: 'No!',
   angry: 'Grr!',
   star: 'Star!',
+  let_me_through: 'Let me through!',
 };
 
 /** An `ev` batch's event in the frame's short-key shape. */

@@ -12,6 +12,9 @@ import { recipe } from './recipes.js';
 const ORDERS_PX = 76;
 /** Below this a tile is too small to read: the view then follows a focus instead. */
 const MIN_TILE_PX = 40;
+/** On a phone's width (under 480 CSS px) a tile may be this small, so a small kitchen
+ * (level 1's 11 tiles across a 390 px screen) still fits whole. */
+const MIN_TILE_PX_NARROW = 32;
 /** Names and pop-ups are never drawn smaller than this many CSS pixels. */
 const LABEL_PX = 13;
 
@@ -58,7 +61,8 @@ export class Renderer {
     const L = this.layout;
     const ordersPx = ORDERS_PX * dpr;
     const fits = Math.floor(Math.min(w / L.width, (h - ordersPx) / L.height));
-    const tile = Math.max(1, fits, Math.round(MIN_TILE_PX * dpr));
+    const least = box.width < 480 ? MIN_TILE_PX_NARROW : MIN_TILE_PX;
+    const tile = Math.max(1, fits, Math.round(least * dpr));
     const whole = tile * L.width <= w && tile * L.height <= h - ordersPx;
     const f = focus || { x: L.width / 2, y: L.height / 2 };
     if (!this.cam || whole || Math.hypot(f.x - this.cam.x, f.y - this.cam.y) > 8) {

@@ -54,6 +54,9 @@ export function show(screen, ...children) {
   main.dataset.screen = screen;
   main.replaceChildren(...children);
   const again = key && findKey(main, key);
+  // A heading that had the focus is drawn anew without the `tabindex` that made it
+  // focusable: give it back, or the focus falls to the page's body.
+  if (again && again.tagName === 'H1' && !again.hasAttribute('tabindex')) again.setAttribute('tabindex', '-1');
   if (again && !again.disabled) again.focus({ preventScroll: true });
   else if (!same || key) focusStart(main);
   return main;

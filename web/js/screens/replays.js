@@ -5,7 +5,8 @@ import { api } from '../api.js';
 import { Effects } from '../effects.js';
 import { applyFrame } from '../merge.js';
 import { Renderer } from '../render.js';
-import { clock, go, h, say, show, stars, starsImg } from '../ui.js';
+import { replayEnd } from '../outcome.js';
+import { clock, go, h, say, show, starsImg } from '../ui.js';
 
 export async function replayList(page = 0) {
   show('replays', h('section', { class: 'panel' }, h('h1', {}, 'Replays'), h('p', {}, 'Loading\u2026')));
@@ -165,7 +166,7 @@ export class Viewer {
     this.shownUpTo = i;
     const atEnd = this.tick >= this.endTick;
     if (atEnd === this.resultLine.hidden) {
-      this.resultLine.textContent = atEnd ? outcomeWords(this.outcome, view) : '';
+      this.resultLine.textContent = atEnd ? replayEnd(this.outcome, view, this.meta.ended !== false) : '';
       this.resultLine.hidden = !atEnd;
     }
     document.getElementById('score').textContent = `Score ${view.s} / ${view.tgt}`;
@@ -178,9 +179,4 @@ export class Viewer {
   }
 }
 
-/** The replay's end in words: won or lost, the score, the stars. */
-function outcomeWords(o, view) {
-  if (!o) return `The recording ends here: score ${view.s} / ${view.tgt}.`;
-  const n = o.stars || 0;
-  return `Round ${o.res || 'over'} \u00b7 score ${o.sc ?? view.s} / ${o.tgt ?? view.tgt}${n ? ` \u00b7 ${stars(n)} (${n} star${n === 1 ? '' : 's'})` : ''}`;
-}
+

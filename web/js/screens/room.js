@@ -8,6 +8,7 @@ import { Game } from '../game.js';
 import { Connection } from '../net.js';
 import { describe, method, recipe } from '../recipes.js';
 import { clock, go, h, say, show, stars, starsImg, swatch } from '../ui.js';
+import { mss, roundClock, whereNext } from '../outcome.js';
 import { questList, standing } from './quests.js';
 
 const LEVEL_LAYOUTS = new Map();
@@ -116,6 +117,8 @@ export class RoomSession {
         break;
       }
       case 'countdown':
+        // A new round: the last round's quest toast has been read; this round's starts empty.
+        this.clearQuests();
         this.state = 'countdown';
         this.ensureGame().then((g) => g && (g.countdown = m.n));
         break;
@@ -254,7 +257,17 @@ export class RoomSession {
       const q = quests.find((x) => x.id === e.payload.quest);
       return q ? q.title : String(e.payload.quest).replace(/_/g, ' ');
     });
-    say(`Quest complete: ${titles.join(', ')}`);
+    // Every quest this round completed is named, however many frames told them.
+    this.questTitles = [...(this.questTitles || []), ...titles.filter((t) => !(this.questTitles || []).includes(t))];
+    const n = this.questTitles.length;
+    say(`${n === 1 ? 'Quest' : `${n} quests`} complete: ${this.questTitles.join(', ')}`, 'quest');
+  }
+
+  /** The quest toast goes when the next round starts (it said last round's news). */
+  clearQuests() {
+    this.questTitles = [];
+    const bar = document.getElementById('notice');
+    if (bar && bar.dataset.kind === 'quest') say('');
   }
 
   showLobby() {
@@ -323,7 +336,8 @@ export class RoomSession {
           h('button', { id: 'start', class: 'primary', disabled: !(this.host && l.can_start), 'aria-describedby': why ? 'start-why' : null, onclick: () => this.conn.send({ type: 'start' }) }, 'Start'),
           h('button', { id: 'leave', onclick: () => this.leave() }, 'Leave')),
         why ? h('p', { id: 'start-why', class: 'start-why' }, why) : null,
-        this.seat === null ? null : h('div', { class: 'row emotes', role: 'group', 'aria-label': 'Emotes' },
+        // Emotes are for people: a room of bots (Play solo) has nobody to read them.
+        this.seat === null || alone ? null : h('div', { class: 'row emotes', role: 'group', 'aria-label': 'Emotes' },
           Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', 'data-key': `emote-${id}`, onclick: () => this.conn.send({ type: 'emote', id }) }, text))),
         this.questsPanel()),
       this.briefing(l.level));
@@ -426,9 +440,12 @@ export class RoomSession {
     const reached = r.score >= r.target;
     // A level the viewer could not pick before this round (the lobby said how far they were).
     const before = this.lobby && this.lobby.unlocked;
-    const next = r.unlocked && this.levelInfo(r.unlocked);
-    const fresh = next && (before === null || before === undefined || next.order > before) ? next : null;
+    const opened = r.unlocked && this.levelInfo(r.unlocked);
+    const fresh = opened && (before === null || before === undefined || opened.order > before) ? opened : null;
     const verdict = h('h1', { id: 'verdict', 'data-result': word }, `Round ${word}`);
+    // One clock rule (outcome.js): the time left floored, the time used the rest.
+    const time = limit ? roundClock(limit, reached ? r.time_left : 0) : null;
+    const next = whereNext(this.levels || [], r.level_id, word === 'won', r.unlocked);
     show('results',
       h('section', { class: 'panel results' },
         verdict,
@@ -436,16 +453,16 @@ export class RoomSession {
         h('p', { class: 'stars' }, starsImg(r.stars)),
         fresh ? h('p', { class: 'unlocked', id: 'unlocked', role: 'status' }, `Level ${fresh.order} unlocked: ${fresh.name}`) : null,
         h('p', { id: 'final-score' }, `Score ${r.score} / ${r.target}`),
-        limit ? h('p', { id: 'round-time' }, `Time ${clock(limit - r.time_left)} of ${clock(limit)}${reached ? ` \u00b7 ${clock(r.time_left)} left at the target` : ''}`) : null,
+        time ? h('p', { id: 'round-time' }, `Time ${mss(time.used)} of ${mss(Math.floor(limit))}${reached ? ` \u00b7 ${mss(time.left)} left at the target` : ''}`) : null,
         thresholds.length ? h('table', { class: 'thresholds-table', id: 'thresholds' },
           h('caption', {}, 'Stars'),
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Stars'), h('th', { scope: 'col' }, 'Needs'), h('th', { scope: 'col' }, 'This round'))),
           h('tbody', {}, thresholds.map((t) => {
-            const got = reached && r.time_left >= t.time_left_s;
+            const got = reached && time && time.left >= t.time_left_s;
             return h('tr', { class: got ? 'got' : '' },
               h('td', {}, starsImg(t.stars, 'stars-small')),
               h('td', {}, `${r.target} points${t.time_left_s > 0 ? ` with ${clock(t.time_left_s)} left` : ' in time'}`),
-              h('td', {}, got ? '\u2713 yes' : reached ? `no (${clock(r.time_left)} left)` : `no (${r.score} points)`));
+              h('td', {}, got ? '\u2713 yes' : reached ? `no (${mss(time ? time.left : 0)} left)` : `no (${r.score} points)`));
           }))) : null,
         h('table', {},
           h('caption', {}, 'Cooks'),
@@ -454,8 +471,9 @@ export class RoomSession {
             h('td', {}, swatch(Number(p.id.slice(1))), p.name, names.get(p.id)?.bot ? ' (bot)' : ''),
             h('td', {}, p.score), h('td', {}, p.dishes_served), h('td', {}, p.missed_contrib))))),
         h('p', { class: 'counters' }, `Served ${r.counters.served} \u00b7 missed ${r.counters.missed} \u00b7 wasted ${r.counters.wasted} \u00b7 dropped ${r.counters.lost_items} \u00b7 longest streak ${r.longest_streak}`),
+        seated && next.note ? h('p', { id: 'next-why' }, next.note) : null,
         h('div', { class: 'row' },
-          seated ? h('button', { class: 'primary', 'data-autofocus': true, onclick: () => this.conn.send({ type: 'next_level' }) }, word === 'won' ? 'Next level' : 'Retry') : null,
+          seated ? h('button', { class: 'primary', 'data-autofocus': true, 'aria-describedby': next.note ? 'next-why' : null, onclick: () => this.conn.send({ type: 'next_level' }) }, next.label) : null,
           seated ? h('button', { onclick: () => this.conn.send({ type: 'to_lobby' }) }, 'Lobby') : null,
           h('button', { onclick: () => this.leave() }, 'Home'))));
     // Best stars and quests may have moved with this round: the next lobby shows them.
