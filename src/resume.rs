@@ -5,15 +5,16 @@
 //! progress, or a record torn in half), and re-runs that prefix exactly as `verify` does —
 //! every state hash and every recorded frame compared. Only a prefix that verifies is
 //! resumed: a file that is unreadable or departs from its own re-run is refused by name,
-//! and its round is recorded `aborted` as before (nothing half-resumed). `Round::resume`
-//! then goes on writing after the cut, behind a `Resumed` record.
+//! and its round is recorded `aborted` as before (nothing half-resumed). `go_on` (through
+//! `Round::resume`) then goes on writing after the cut, behind a `Resumed` record.
 //!
 //! The ticks a dead process played past the last flush (at most a second: the room flushes
 //! its file once a second) never reached the disk and are played again from the cut; a
 //! handoff flushes first, so it loses none.
 
 use crate::log::file::ReplayRead;
-use crate::log::{Header, Record, read_replay};
+use crate::log::{FoldError, Header, Record, read_replay};
+use crate::round::{Round, RoundError};
 use crate::sim::Event;
 use crate::verify::{Rerun, Verdict, rerun};
 
@@ -93,13 +94,32 @@ pub fn plan(bytes: &[u8], on_tick: &mut dyn FnMut(u32, &[Event])) -> Result<Plan
     })
 }
 
+/// Goes on writing the round of `rerun` (a plan's) into `out`, which holds the file up to
+/// the cut: the `Resumed` record stamped with the two times (the file's last write, now).
+pub fn go_on<W: std::io::Write>(
+    rerun: Rerun,
+    out: W,
+    times: (u64, u64),
+) -> Result<Round<W>, RoundError> {
+    let (Some(fold), Some(players)) = (rerun.fold, rerun.players) else {
+        return Err(RoundError::Fold(FoldError("the re-run has no fold".into())));
+    };
+    Round::resume(
+        fold,
+        players,
+        &rerun.frames,
+        rerun.recorded_passes,
+        out,
+        times,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bots::BotTeam;
     use crate::levels::{LevelSource, load_dir};
     use crate::log::Accepted;
-    use crate::round::Round;
     use crate::verify::replay_bytes;
 
     fn first_level() -> LevelSource {
@@ -151,7 +171,7 @@ mod tests {
             let first = plan(bytes, &mut |_, _| ticks += 1).expect("a cut file resumes");
             assert_eq!(ticks, first.tick, "every closed tick is heard once");
             let mut out = bytes[..first.cut_at as usize].to_vec();
-            let mut round = Round::resume(first.rerun, &mut out, 5, 9).unwrap();
+            let mut round = go_on(first.rerun, &mut out, (5, 9)).unwrap();
             play_out(&mut round, &source);
             let _ = round.finish().unwrap();
             let again = replay_bytes(&out);
@@ -167,7 +187,7 @@ mod tests {
             let twice = &out[..out.len() * 3 / 4];
             let second = plan(twice, &mut |_, _| {}).expect("a resumed file resumes again");
             let mut out2 = twice[..second.cut_at as usize].to_vec();
-            let mut round = Round::resume(second.rerun, &mut out2, 9, 12).unwrap();
+            let mut round = go_on(second.rerun, &mut out2, (9, 12)).unwrap();
             play_out(&mut round, &source);
             let _ = round.finish().unwrap();
             assert_eq!(replay_bytes(&out2).verdict, Verdict::Identical);

@@ -98,19 +98,19 @@ impl<W: Write> Round<W> {
         Ok((round, first))
     }
 
-    /// Goes on with a round re-folded from its file (`crate::resume`): `rerun` is the
-    /// re-run of the file up to where it was cut, `out` appends after that cut. Writes the
-    /// `Resumed` record, and queues the frames the file had lost (re-encoded exactly as
-    /// they were sent) at the head of the new frame stream.
+    /// Goes on with a round re-folded from its file (`crate::resume`): `fold` and
+    /// `players` as the re-run of the file's prefix left them, `frames` every pass it
+    /// re-encoded, of which the file had recorded the first `recorded`; `out` appends after
+    /// the cut. Writes the `Resumed` record, and queues the frames the file had lost
+    /// (re-encoded exactly as they were sent) at the head of the new frame stream.
     pub fn resume(
-        rerun: crate::verify::Rerun,
+        mut fold: RoundFold,
+        players: PlayerPasses,
+        frames: &[(u32, SnapFrame)],
+        recorded: usize,
         out: W,
-        stopped_unix_s: u64,
-        resumed_unix_s: u64,
+        (stopped_unix_s, resumed_unix_s): (u64, u64),
     ) -> Result<Round<W>, RoundError> {
-        let (Some(mut fold), Some(players)) = (rerun.fold, rerun.players) else {
-            return Err(RoundError::Fold(FoldError("the re-run has no fold".into())));
-        };
         let mut writer = ReplayWriter::continuing(out);
         let resumed = Record::Resumed {
             tick: fold.state.tick,
@@ -125,10 +125,10 @@ impl<W: Write> Round<W> {
             players,
             compressor: FrameCompressor::new()?,
             block_len: 0,
-            block_first_pass: rerun.recorded_passes as u32,
-            passes: rerun.recorded_passes as u32,
+            block_first_pass: recorded as u32,
+            passes: recorded as u32,
         };
-        for (_, frame) in &rerun.frames[rerun.recorded_passes.min(rerun.frames.len())..] {
+        for (_, frame) in &frames[recorded.min(frames.len())..] {
             round.record_pass(frame)?;
         }
         round.writer.flush()?;

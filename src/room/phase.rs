@@ -58,7 +58,7 @@ pub(super) struct Play {
     /// unlock goes to the seats with `WORK_TO_COUNT` of them, as the history credits it.
     pub work: [u32; crate::sim::SEATS],
     /// A round resumed from its log, waiting for its people (`resume`).
-    pub waiting: Option<super::resume::Waiting>,
+    pub waiting: Option<Waiting>,
     /// On a cluster node, the round's live log on its way to PostgreSQL (`stream`).
     pub stream: Option<super::stream::Streaming>,
 }
@@ -90,6 +90,15 @@ impl Play {
             tracing::warn!(path = %self.path.display(), error = %e, "a seat record was refused by the round log");
         }
     }
+}
+
+/// A resumed round waiting for its people.
+pub(super) struct Waiting {
+    pub until: Instant,
+    /// The people's seats that were connected when the file was cut.
+    pub seats: Vec<u8>,
+    pub tick: u32,
+    pub away_s: u64,
 }
 
 /// A finished round, kept for the `round` frame and `next_level`.

@@ -9,14 +9,13 @@
 //! `UNDERCOOKED_RESUME_WAIT_S`, with the missing seats disconnected (the sim's rules for a
 //! disconnect hold, and the seat grace gives them up later as for any dropped seat).
 
-use super::phase::{Phase, Play};
+use super::phase::{Phase, Play, Waiting};
 use super::seats::{Seat, Seats};
 use super::{Room, SendCounters};
 use crate::bots::BotTeam;
 use crate::log::{Accepted, PALETTE};
 use crate::net::Frame;
 use crate::resume::{Plan, Refused};
-use crate::round::Round;
 use crate::shared::Shared;
 use crate::shared::registry::Opener;
 use crate::sim::Event;
@@ -30,15 +29,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
-
-/// A resumed round waiting for its people.
-pub(super) struct Waiting {
-    pub until: Instant,
-    /// The people's seats that were connected when the file was cut.
-    pub seats: Vec<u8>,
-    pub tick: u32,
-    pub away_s: u64,
-}
 
 /// What the re-run of a file gave the room besides the round: its history's rows and each
 /// seat's pieces of work so far.
@@ -73,7 +63,7 @@ pub fn reopen(
     let streams = shared.log_stream().is_some();
     let file = ReplayFile::reopen(path.clone(), plan.cut_at).map_err(NotReopened::File)?;
     let file = if streams { file.tap() } else { file };
-    let round = Round::resume(plan.rerun, file, stopped_unix_s, now_s)?;
+    let round = crate::resume::go_on(plan.rerun, file, (stopped_unix_s, now_s))?;
     let fold = round.fold();
     let level = fold.rules.level.clone();
     let mut seats = Seats::new(shared.config.max_players as usize);

@@ -13,8 +13,8 @@
 
 use super::history_cache::HistoryCache;
 use super::info::bearer;
+use super::reply::ROOM_ROUTE_BUDGET;
 use super::reply::{answer, refuse, refuse_retry};
-use super::routes::ROOM_ROUTE_BUDGET;
 use crate::shared::Shared;
 use crate::store::boards::{self, Ranking};
 use crate::store::my_rounds;

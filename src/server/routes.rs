@@ -49,11 +49,7 @@ fn body() -> impl Filter<Extract = (Body,), Error = Rejection> + Clone {
         })
 }
 
-/// How long a room route may take, its database calls and another node's answer
-/// included: past it the answer is `503 storage_unavailable` (with `Retry-After`), well
-/// before the connection's own window (`UNDERCOOKED_HEADER_TIMEOUT_S`, 10 s) would cut it
-/// off with a `408` that blames the client.
-pub const ROOM_ROUTE_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
+use super::reply::ROOM_ROUTE_BUDGET;
 
 async fn budget(
     route: impl std::future::Future<Output = Result<Response, Rejection>>,

@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 /// These tests measure time: one at a time.
 pub(crate) static ONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// A victim: a solo room (a person and three bots) playing the first campaign level, read
-/// by `victim`.
+/// A victim: a solo room playing the first campaign level, its three bots taken out (with
+/// an idle person beside them the bots would win the round, and its snaps end, within the
+/// attack's window), read by `victim`.
 pub(crate) async fn victim(server: &TestServer) -> Client {
     victim_at(server.addr).await
 }
@@ -39,6 +40,13 @@ pub(crate) async fn victim_at(addr: std::net::SocketAddr) -> Client {
     assert_eq!(status, 201, "{solo}");
     let code = solo["room_code"].as_str().unwrap();
     let token = solo["you"]["token"].as_str().unwrap();
+    let auth = format!("Bearer {token}");
+    for seat in 1..=3 {
+        let path = format!("/api/rooms/{code}/bots/{seat}");
+        let (status, v) =
+            server::http(addr, "DELETE", &path, None, &[("Authorization", &auth)]).await;
+        assert!(status < 300, "bot {seat} out: {status} {v}");
+    }
     let mut me = Client::hello_from("127.0.0.2", addr, code, token).await;
     me.send(json!({"type": "start"})).await;
     me.expect("snap").await;
