@@ -35,6 +35,20 @@ pub struct Owner {
     pub internal_http: String,
 }
 
+impl Owner {
+    /// A node as `SELECT id, epoch, public_ws, internal_http FROM nodes` reads it.
+    fn from_row(
+        (node_id, epoch, public_ws, internal_http): (String, i64, String, String),
+    ) -> Owner {
+        Owner {
+            node_id,
+            epoch,
+            public_ws,
+            internal_http,
+        }
+    }
+}
+
 /// A room as its node holds it, for the directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
@@ -85,12 +99,7 @@ pub async fn owner_of(pool: &PgPool, code: &str) -> sqlx::Result<Option<Owner>> 
     .bind(code)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(node_id, epoch, public_ws, internal_http)| Owner {
-        node_id,
-        epoch,
-        public_ws,
-        internal_http,
-    }))
+    Ok(row.map(Owner::from_row))
 }
 
 /// Whether room `code` is a round whose node lapsed and that may be adopted: its row is
@@ -140,12 +149,7 @@ pub async fn least_loaded(pool: &PgPool) -> sqlx::Result<Option<Owner>> {
     )
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(node_id, epoch, public_ws, internal_http)| Owner {
-        node_id,
-        epoch,
-        public_ws,
-        internal_http,
-    }))
+    Ok(row.map(Owner::from_row))
 }
 
 /// Whether `owner`'s lease (at that epoch) is still live.

@@ -292,15 +292,20 @@ impl Cluster {
         forward::send(&self.secret.secrets(), &self.node_id, node, call).await
     }
 
-    /// Takes room `code` over from the lapsed node `from` (the janitor marked it for
-    /// adoption): false when its row names someone else now.
-    pub async fn adopt_code<'e>(
+    /// Takes round `round_key` in room `code` over from the lapsed node `from` (the
+    /// janitor marked it for adoption): its stored log is cut where this node's file goes
+    /// on (`at`), and the room's row names this node. False when the row names someone
+    /// else now (another adoption won, or the node came back).
+    pub async fn take_over(
         &self,
-        on: impl sqlx::PgExecutor<'e>,
+        round_key: &str,
+        at: u64,
         code: &str,
         from: (&str, i64),
     ) -> sqlx::Result<bool> {
-        directory::adopt_code(on, code, from, self.me()).await
+        let mut conn = self.requests.acquire().await?;
+        crate::store::log_stream::cut(&mut conn, round_key, at).await?;
+        directory::adopt_code(&mut *conn, code, from, self.me()).await
     }
 
     /// Hands `orphan` to the least loaded live node (this one, maybe), through its internal

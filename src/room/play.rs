@@ -231,13 +231,7 @@ impl Room {
             let rows = event_rows(&closed.events, closed.tick, &play.round.fold().ids);
             play.history.extend(rows);
         }
-        for e in &closed.events {
-            if crate::store::quests::is_work(e.kind.name())
-                && let Some(n) = e.payload.i.and_then(|i| play.work.get_mut(i as usize))
-            {
-                *n += 1;
-            }
-        }
+        count_work(&mut play.work, &closed.events);
         play.spectators.note(&closed.events);
         let dropped = play.round.players().events_dropped();
         shared
@@ -320,4 +314,16 @@ impl Room {
 /// A full frame of an audience's last pass, as shared bytes.
 fn whole(audience: &PassEncoder, ids: &[String]) -> Option<Frame> {
     audience.full(ids).map(|f| Frame::from(f.into_text()))
+}
+
+/// Adds each seat's pieces of work among `events` (`store::quests::is_work`) to `work`: a
+/// round's unlock goes to the seats with `WORK_TO_COUNT` of them, as the history credits it.
+pub(super) fn count_work(work: &mut [u32; crate::sim::SEATS], events: &[crate::sim::Event]) {
+    for e in events {
+        if crate::store::quests::is_work(e.kind.name())
+            && let Some(n) = e.payload.i.and_then(|i| work.get_mut(i as usize))
+        {
+            *n += 1;
+        }
+    }
 }

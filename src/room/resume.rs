@@ -273,13 +273,7 @@ pub fn plan_file(path: &std::path::Path) -> Result<(Plan, Rebuilt), Refused> {
     };
     for (tick, events) in &ticks {
         rebuilt.history.extend(event_rows(events, *tick, &ids));
-        for e in events {
-            if crate::store::quests::is_work(e.kind.name())
-                && let Some(n) = e.payload.i.and_then(|i| rebuilt.work.get_mut(i as usize))
-            {
-                *n += 1;
-            }
-        }
+        super::play::count_work(&mut rebuilt.work, events);
     }
     Ok((plan, rebuilt))
 }

@@ -45,7 +45,7 @@ pub async fn adopt(
         let why = "this node is not in a cluster".to_string();
         return bad(StatusCode::CONFLICT, "wrong_state", why);
     };
-    let unavailable = |e: sqlx::Error| {
+    let unavailable = |e: &dyn std::fmt::Display| {
         tracing::warn!(error = %e, round = %round_key, "a round could not be adopted: the database");
         bad(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -55,7 +55,7 @@ pub async fn adopt(
     };
     let (bytes, written_at) = match log_stream::load(pool, &round_key).await {
         Ok(l) => l,
-        Err(e) => return unavailable(e),
+        Err(e) => return unavailable(&e),
     };
     if bytes.is_empty() {
         let why = format!("round {round_key} has no stored log");
@@ -83,25 +83,22 @@ pub async fn adopt(
             return bad(StatusCode::UNPROCESSABLE_ENTITY, "unreadable", why);
         }
     };
-    let claimed = async {
-        let mut conn = pool.acquire().await?;
-        log_stream::cut(&mut conn, &round_key, plan.cut_at).await?;
-        cluster
-            .adopt_code(
-                &mut *conn,
-                &orphan.room_code,
-                (&orphan.node_id, orphan.epoch),
-            )
-            .await
-    };
-    match claimed.await {
+    let claimed = cluster
+        .take_over(
+            &round_key,
+            plan.cut_at,
+            &orphan.room_code,
+            (&orphan.node_id, orphan.epoch),
+        )
+        .await;
+    match claimed {
         Ok(true) => {}
         Ok(false) => {
             let _ = std::fs::remove_file(&path);
             let why = format!("room {} is no longer being adopted", orphan.room_code);
             return bad(StatusCode::CONFLICT, "wrong_state", why);
         }
-        Err(e) => return unavailable(e),
+        Err(e) => return unavailable(&e),
     }
     let tick = plan.tick;
     match reopen(&shared, path, plan, rebuilt, written_at.max(0) as u64) {

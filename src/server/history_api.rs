@@ -69,7 +69,7 @@ fn bad(why: String) -> Response {
     refuse(StatusCode::BAD_REQUEST, code::BAD_FIELD, why)
 }
 
-fn unreadable(e: sqlx::Error) -> Response {
+fn unreadable(e: impl std::fmt::Display) -> Response {
     tracing::warn!(error = %e, "the history page could not be read");
     refuse_retry(
         StatusCode::SERVICE_UNAVAILABLE,
