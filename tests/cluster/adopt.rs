@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 const LEVEL: &str = "01_first_kitchen";
 
-fn level() -> undercooked::sim::Level {
+fn level(id: &str) -> undercooked::sim::Level {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
-    undercooked::levels::find(&dir, LEVEL).unwrap().level
+    undercooked::levels::find(&dir, id).unwrap().level
 }
 
 /// Ann and Bob in a room on `addr` with two bots, the round started; (code, tokens, sockets).
@@ -39,7 +39,7 @@ async fn four_cooks(addr: SocketAddr) -> (String, Vec<String>, Vec<Client>) {
 
 /// Where room `code`'s socket is now, asked of the node at `ask` until it names a node
 /// other than `dead` (a moving room answers `503 room_moving` meanwhile).
-async fn new_home(ask: SocketAddr, code: &str, dead: SocketAddr) -> (SocketAddr, Value) {
+pub(super) async fn new_home(ask: SocketAddr, code: &str, dead: SocketAddr) -> (SocketAddr, Value) {
     let started = Instant::now();
     loop {
         let (status, v) = server::http(ask, "GET", &format!("/api/rooms/{code}"), None, &[]).await;
@@ -86,7 +86,7 @@ async fn kill_9_of_the_node_holding_a_round_moves_it_to_a_live_node() {
     }
     let (a, b) = (nodes[0].addr, nodes[1].addr);
     let (code, tokens, clients) = four_cooks(a).await;
-    let level = level();
+    let level = level(LEVEL);
     let seats: Vec<_> = clients
         .into_iter()
         .enumerate()

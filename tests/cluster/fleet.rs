@@ -33,17 +33,18 @@ impl Node {
         key: &Path,
         env: &[(&str, &str)],
     ) -> Node {
-        let addr = server::free_addr();
-        Node::start_on(addr, dir, name, url, key, env).await
+        Node::start_on(server::free_addr(), dir, name, url, key, "levels", env).await
     }
 
-    /// `start`, on `addr` (a restart keeps its address).
+    /// `start`, on `addr` (a restart keeps its address), with the levels in `levels` (a
+    /// folder of the repository: `tests/fixtures/levels` has 40 s rounds).
     pub async fn start_on(
         addr: SocketAddr,
         dir: &Path,
         name: &str,
         url: &str,
         key: &Path,
+        levels: &str,
         env: &[(&str, &str)],
     ) -> Node {
         let data = dir.join(name);
@@ -55,7 +56,7 @@ impl Node {
             .expect("a log file");
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_undercooked"));
         cmd.args(["serve", "--bind", &addr.to_string(), "--levels"])
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("levels"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(levels))
             .arg("--data-dir")
             .arg(&data)
             .env("UNDERCOOKED_LOG", "info")

@@ -12,6 +12,7 @@ mod postgres;
 mod server;
 
 mod adopt;
+mod browser_adopt;
 mod browser_join;
 mod faults;
 mod fleet;

@@ -16,6 +16,9 @@ export const FINAL = {
 };
 
 const BACKOFF_MS = [300, 600, 1200, 2500, 5000, 8000];
+/** How often a page asks again while its room moves: an adoption ends within seconds, and
+ * the seat is kept only `UNDERCOOKED_RESUME_WAIT_S` (20 s) for the cooks to come back. */
+const MOVING_MS = 1000;
 
 /** What the page says while its round moves to a restarted or another server. */
 const MOVED = 'The kitchen moved \u2014 reconnecting\u2026';
@@ -46,7 +49,7 @@ export class Connection {
     if (this.stopped) return;
     if (url === null) {
       // The room is moving: no socket yet, ask again after the back-off.
-      this.retry(MOVED);
+      this.retry(MOVED, MOVING_MS);
       return;
     }
     const ws = new WebSocket(url);
@@ -88,9 +91,9 @@ export class Connection {
     };
   }
 
-  /** Opens again after the back-off. */
-  retry(why) {
-    const wait = BACKOFF_MS[Math.min(this.tries, BACKOFF_MS.length - 1)];
+  /** Opens again after the back-off (or after `wait` ms, for a room that is moving). */
+  retry(why, wait) {
+    if (wait === undefined) wait = BACKOFF_MS[Math.min(this.tries, BACKOFF_MS.length - 1)];
     this.tries += 1;
     this.onStatus('reconnecting', why);
     this.retryTimer = setTimeout(() => this.open(), wait);

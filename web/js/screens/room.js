@@ -134,10 +134,14 @@ export class RoomSession {
         if (this.game && this.gameLevel === this.currentLevel()) this.game.frame(m.raw);
         else this.ensureGame().then((g) => g && g.frame(m.raw));
         break;
-      case 'round':
+      case 'round': {
         this.state = 'round_end';
+        // "Back in the kitchen" was news of this round; its results are the news now.
+        const bar = document.getElementById('notice');
+        if (bar && bar.dataset.kind === 'resumed') say('');
         this.showResults(m);
         break;
+      }
       case 'resumed': {
         // The round went on from its log after its server stopped.
         const seen = this.game && this.game.lastTick;
@@ -146,7 +150,7 @@ export class RoomSession {
         const waiting = m.waiting_for.length
           ? ` Waiting up to ${Math.ceil(m.wait_ms / 1000)} s for ${m.waiting_for.length === 1 ? 'one more cook' : `${m.waiting_for.length} more cooks`}\u2026`
           : '';
-        say(`Back in the kitchen: the round goes on${lost}.${waiting}`);
+        say(`Back in the kitchen: the round goes on${lost}.${waiting}`, 'resumed');
         this.resumedNotice = Boolean(m.waiting_for.length);
         break;
       }
