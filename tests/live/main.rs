@@ -30,6 +30,7 @@ mod loadtest;
 mod logs;
 mod metrics;
 mod phone;
+mod quick_away;
 mod replay_attacks;
 mod results_honest;
 mod resume;
