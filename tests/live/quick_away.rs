@@ -33,7 +33,10 @@ async fn quick_play_passes_a_lobby_whose_host_went_away_and_a_late_comer_can_sta
         .await;
     while a.expect("lobby").await["level"] != "01_quick_soup" {}
     let (with_ann, bea) = code_token(&quick(addr, "Bea").await);
-    assert_eq!(with_ann, room, "a lobby with its host in it takes strangers");
+    assert_eq!(
+        with_ann, room,
+        "a lobby with its host in it takes strangers"
+    );
     let b = Client::hello(addr, &room, &bea).await;
 
     // Both close the tab: their seats stay theirs for the guest grace, nobody is in.
@@ -46,13 +49,19 @@ async fn quick_play_passes_a_lobby_whose_host_went_away_and_a_late_comer_can_sta
         if !seats.is_empty() && seats.iter().all(|s| s["connected"] == false) {
             break;
         }
-        assert!(tokio::time::Instant::now() < deadline, "still connected: {r}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still connected: {r}"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 
     // Cid plays quick: not Ann's room (he would wait there for a host who is gone).
     let (cid_room, _) = code_token(&quick(addr, "Cid").await);
-    assert_ne!(cid_room, room, "quick play seated Cid where everyone has gone");
+    assert_ne!(
+        cid_room, room,
+        "quick play seated Cid where everyone has gone"
+    );
 
     // Dee comes in by the link: she gets the crown, and Start waits for nobody gone.
     let (status, joined) = server::join_room(addr, &room, "Dee").await;
@@ -62,7 +71,10 @@ async fn quick_play_passes_a_lobby_whose_host_went_away_and_a_late_comer_can_sta
     d.send(json!({"type": "hello", "p": 1, "token": dee, "name": null}))
         .await;
     let w = d.expect("welcome").await;
-    assert_eq!(w["you"]["host"], true, "the crown goes to the one who is here: {w}");
+    assert_eq!(
+        w["you"]["host"], true,
+        "the crown goes to the one who is here: {w}"
+    );
     let l = d.expect("lobby").await;
     assert_eq!(l["can_start"], true, "nobody gone is waited for: {l}");
     assert_eq!(l["start_refusal"], Value::Null, "{l}");

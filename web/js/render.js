@@ -6,7 +6,7 @@
 // whatever merged view and cook positions it is given. Each draw's time is kept in
 // `window.__drawStats` (the client benchmark reads it); the camera in `window.__uc.camera`.
 
-import { drawBadge, drawCook, drawCookLabel, drawHazard, drawItem, drawRecipe, drawSeatMark, drawStation, drawStationTop, SEATS } from './art.js';
+import { drawBadge, drawCook, drawCookLabel, drawHazard, drawItem, drawRecipe, drawSeatMark, drawStation, drawStationTop, seatColor } from './art.js';
 import { recipe } from './recipes.js';
 
 const ORDERS_PX = 76;
@@ -338,7 +338,7 @@ export class Renderer {
       const seat = p.pi ?? 0;
       ctx.beginPath();
       ctx.arc(at.x, at.y, r * (p.i === me ? 1.35 : 1), 0, Math.PI * 2);
-      ctx.fillStyle = SEATS[seat % 4].color;
+      ctx.fillStyle = seatColor(seat);
       ctx.fill();
       ctx.lineWidth = (p.i === me ? 2.2 : 1.2) * dpr / s;
       ctx.strokeStyle = p.i === me ? '#fff' : '#111';
@@ -469,9 +469,5 @@ function centre(cooks, me) {
   return { x: x / cooks.size, y: y / cooks.size };
 }
 
-/** A seat's colour (for the DOM: lobby, results). */
-export function seatColor(seat) {
-  return SEATS[seat % 4].color;
-}
 
 export { drawItem };

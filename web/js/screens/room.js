@@ -3,6 +3,7 @@
 // round to be on, then says hello as a spectator.
 
 import { api, me } from '../api.js';
+import { seatColors } from '../art.js';
 import { EMOTES } from '../effects.js';
 import { Game } from '../game.js';
 import { Connection } from '../net.js';
@@ -97,6 +98,7 @@ export class RoomSession {
   message(m) {
     switch (m.type) {
       case 'welcome':
+        seatColors(m.seats);
         this.seat = m.you.seat;
         this.host = m.you.host;
         me.token = m.you.token;
@@ -106,6 +108,7 @@ export class RoomSession {
         break;
       case 'lobby': {
         const was = this.state;
+        seatColors(m.seats);
         this.lobby = m;
         this.state = m.state;
         this.host = m.host_seat !== null && m.host_seat === this.seat;
