@@ -44,3 +44,4 @@ mod ws_bots;
 mod ws_history;
 mod ws_refusals;
 mod ws_round;
+mod you_cook;

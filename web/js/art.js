@@ -34,6 +34,12 @@ export function seatColor(seat) {
   return COLORS.get(seat) || NO_COLOR;
 }
 
+/** The floor's two tiles (a checkerboard), and the backing every pop-up is drawn on: the
+ * pop-up's colour is read against the backing, the backing against the floor
+ * (`web/test/effects.test.mjs` measures both contrast ratios). */
+export const FLOOR = ['#e6dbc9', '#efe6d8'];
+export const POP_BACKING = 'rgba(29,25,21,0.88)';
+
 const ING = {
   tomato: '#d7301f',
   onion: '#9e6bb5',

@@ -191,7 +191,7 @@ export class RoomSession {
       const canvas = h('canvas', { id: 'kitchen', 'aria-label': 'The kitchen' });
       const hud = h('div', { class: 'hud' },
         h('span', { id: 'score' }, ''), h('span', { id: 'clock' }, ''), h('span', { id: 'ping' }, ''),
-        h('span', { class: 'who' }, this.seat === null ? 'Watching' : `You are seat ${this.seat + 1}`));
+        h('span', { class: 'who' }, this.seat === null ? 'Watching' : [h('span', { class: 'wide-only' }, 'You are '), `seat ${this.seat + 1}`]));
       const emotes = this.seat === null ? null : h('div', { class: 'emotes' },
         Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', onclick: () => this.conn.send({ type: 'emote', id }) }, text)));
       const title = this.levelInfo(level)?.name || level;
