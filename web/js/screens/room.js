@@ -163,10 +163,14 @@ export class RoomSession {
         else this.lobbyEvents(rest);
         break;
       }
-      case 'err':
+      case 'err': {
         if (this.game) this.game.refused(m);
-        if (m.code !== 'rate_limited' && !(m.code === 'bad_field' && m.seq !== null)) say(m.msg, 'error');
+        // An input that crossed the round's end on the wire is refused as `wrong_state`:
+        // nothing the player did wrong, and no red line over their results.
+        const late = m.code === 'wrong_state' && this.state !== 'playing' && /^input /.test(m.msg || '');
+        if (m.code !== 'rate_limited' && !(m.code === 'bad_field' && m.seq !== null) && !late) say(m.msg, 'error');
         break;
+      }
       default:
         break;
     }
