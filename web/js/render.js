@@ -10,8 +10,6 @@ import { drawBadge, drawCook, drawCookLabel, drawHazard, drawItem, drawRecipe, d
 import { recipe } from './recipes.js';
 
 const ORDERS_PX = 76;
-/** The order things are drawn in, bottom first (the browser tests read it). */
-const LAYERS = ['floor', 'stations', 'hazards', 'cooks', 'highlight', 'names', 'station tops', 'effects'];
 /** Below this a tile is too small to read: the view then follows a focus instead. */
 const MIN_TILE_PX = 40;
 /** On a phone's width (under 480 CSS px) a tile may be this small, so a small kitchen
@@ -214,7 +212,6 @@ export class Renderer {
     // Bars and badges above the cooks and their names: never covered.
     for (const st of stations) if (seen(st.x, st.y)) drawStationTop(ctx, st);
     if (effects) this.drawEffects(ctx, effects, now, label, reduced);
-    window.__uc.layers = LAYERS;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     // The minimap's left edge: the rush banner keeps to the left of it.
     const room = whole ? w : this.drawMinimap(ctx, view, cooks, me, rect, w, dpr) - 8 * dpr;
