@@ -110,6 +110,7 @@ async fn the_picker_says_which_levels_need_a_team_and_a_deserted_room_is_handed_
         true,
         "Start waits for nobody"
     );
+    crate::e2e::assert_axe(&b, &crate::e2e::axe_source(), "deserted lobby").await;
     b.screenshot("lobby-deserted").await;
     let errors = b.page_errors().await;
     assert!(errors.is_empty(), "uncaught page errors: {errors:?}");
