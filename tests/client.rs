@@ -573,13 +573,15 @@ fn moves_fixture() -> PathBuf {
     path
 }
 
-/// The game's data as `/api/levels` hands it to the client (`recipes`, `tip_max`), from the
+/// The game's data as `/api/levels` hands it to the client (`recipes`, `tip_max`) and the
+/// seat colours the wire's `color` carries (`palette`), from the
 /// server's own code, for the client's tests: they fail if the client copies or disagrees.
 fn game_data_fixture() -> PathBuf {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("client-game-data.json");
     let body = json!({
         "recipes": undercooked::server::game_data::recipes(),
         "tip_max": undercooked::sim::rules::TIP_MAX,
+        "palette": undercooked::log::PALETTE,
     });
     std::fs::write(&path, body.to_string()).unwrap();
     path

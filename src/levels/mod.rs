@@ -7,6 +7,7 @@
 //! `load_dir` refuses the folder at its first broken file (what the tests and `simulate`
 //! want). `lint` holds the design checks a level can pass and still be a poor level.
 
+pub mod alone;
 pub mod lint;
 
 use crate::sim::{Level, LevelError};

@@ -260,8 +260,11 @@ pub fn player_id(seat: u8) -> String {
     format!("c{seat}")
 }
 
-/// The seat colours, by seat (spectators take them in join order).
-pub const PALETTE: [&str; crate::sim::SEATS] = ["#e4572e", "#29a5e3", "#76b041", "#ffc914"];
+/// The seat colours, by seat (spectators take them in join order): the Okabe–Ito orange,
+/// sky blue, bluish green and reddish purple, told apart with every common colour-vision
+/// deficiency. The wire's `color` carries them and the web client draws them; it keeps no
+/// copy (`web/test/seats.test.mjs`).
+pub const PALETTE: [&str; crate::sim::SEATS] = ["#e69f00", "#56b4e9", "#009e73", "#cc79a7"];
 
 /// A round's result is written as its word (`won`), as it always was, so files written
 /// before the type existed read the same.

@@ -35,18 +35,20 @@ impl NotStartable {
 }
 
 impl Room {
-    /// Whether a `start` pressed now would be accepted: a level, and either a solo host or
-    /// one connected, ready guest.
+    /// Whether a `start` pressed now would be accepted: a level, and either no other cook
+    /// to wait for or one connected, ready guest. A person who was here and went away (the
+    /// tab closed) is not waited for: the seat stays theirs until the guest grace, but
+    /// whoever holds the crown can start without them (their cook stands by, disconnected).
     fn start_refusal(&self) -> Option<NotStartable> {
         if self.level.is_none() {
             return Some(NotStartable::NoLevel);
         }
-        let solo = self.seats.seated() == 1;
-        let ready_guest = self.seats.list.iter().enumerate().any(|(i, s)| {
-            s.as_ref()
-                .is_some_and(|s| Some(i as u8) != self.seats.host && s.ready && s.present())
-        });
-        (!solo && !ready_guest).then_some(NotStartable::NoReadyPlayers)
+        let others: Vec<&super::seats::Seat> = (self.seats.list.iter().enumerate())
+            .filter(|(i, _)| Some(*i as u8) != self.seats.host)
+            .filter_map(|(_, s)| s.as_ref().filter(|s| !s.away()))
+            .collect();
+        let ready_guest = others.iter().any(|s| s.ready && s.present());
+        (!others.is_empty() && !ready_guest).then_some(NotStartable::NoReadyPlayers)
     }
 
     pub(super) fn lobby_msg(&self, viewer_token: Option<&str>) -> ServerMsg {

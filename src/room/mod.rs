@@ -311,6 +311,7 @@ impl Room {
         self.info.publish(
             self.phase.state(),
             self.seats.seated(),
+            self.seats.connected_people(),
             self.seats.spectators.len(),
         );
     }

@@ -63,6 +63,11 @@ impl Seat {
     pub fn present(&self) -> bool {
         self.bot || self.conn.is_some()
     }
+
+    /// A person who was here and has gone (the socket closed): not one on the way.
+    pub fn away(&self) -> bool {
+        !self.bot && self.ever_connected && self.conn.is_none()
+    }
 }
 
 pub(super) struct Spectator {
@@ -103,6 +108,11 @@ impl Seats {
 
     pub fn seated(&self) -> usize {
         self.taken().count()
+    }
+
+    /// The people whose socket is in the room now.
+    pub fn connected_people(&self) -> usize {
+        self.taken().filter(|s| !s.bot && s.conn.is_some()).count()
     }
 
     /// No person holds a seat (bots alone do not keep a room open).

@@ -47,8 +47,13 @@ pub async fn levels(auth: Option<String>, shared: Arc<Shared>) -> Result<Respons
                 .iter()
                 .map(|(id, n)| json!({"id": id, "weight": n}))
                 .collect();
+            // Won alone by the scripted person on how many of seeds 11-30 (`levels::alone`);
+            // none of them: the level needs a team or bots, and the picker says so.
+            let alone = crate::levels::alone::measured(l);
             json!({
                 "id": lv.id, "order": lv.order, "name": lv.name, "target": lv.target_score,
+                "alone": alone.map(|won| json!({"won": won, "of": crate::levels::alone::SEEDS.count()})),
+                "needs_team": alone.map(|won| won == 0),
                 "time_limit_s": lv.time_limit_s, "recipes": recipes,
                 "unlocked": unlocked.map(|u| lv.order <= u),
                 "recipe_weights": recipe_weights,

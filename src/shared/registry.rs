@@ -115,6 +115,8 @@ pub struct RoomInfo {
     welcomed: AtomicBool,
     state: AtomicU8,
     seated: AtomicU8,
+    /// The seated people whose socket is in the room now.
+    connected: AtomicU8,
     spectators: AtomicU8,
     /// The deepest any of the room's send queues has been, in frames.
     send_queue_high: AtomicU8,
@@ -132,6 +134,7 @@ impl RoomInfo {
             welcomed: AtomicBool::new(false),
             state: AtomicU8::new(RoomState::Lobby.index()),
             seated: AtomicU8::new(0),
+            connected: AtomicU8::new(0),
             spectators: AtomicU8::new(0),
             send_queue_high: AtomicU8::new(0),
             last_tick_us: AtomicU64::new(0),
@@ -150,11 +153,14 @@ impl RoomInfo {
         self.welcomed.load(Relaxed)
     }
 
-    /// Whether quick play may seat a stranger here: a person has connected to the room, or
-    /// quick play opened it less than `grace` ago (its first player is on the way). Never
-    /// a room that is only the reservations of whoever created it.
+    /// Whether quick play may seat a stranger here: a person is in the room now (so a
+    /// stranger meets someone who can start), or quick play opened it less than `grace` ago
+    /// and nobody has connected yet (its first player is on the way). Never a room that is
+    /// only the reservations of whoever created it, nor one whose people have all gone away
+    /// (a host who closed the tab would leave a stranger waiting for nobody).
     pub fn welcomes_strangers(&self, grace: Duration) -> bool {
-        self.welcomed() || (self.opener.quick && self.opened.elapsed() < grace)
+        self.connected.load(Relaxed) > 0
+            || (self.opener.quick && !self.welcomed() && self.opened.elapsed() < grace)
     }
 
     /// The level the room has picked (`None` before one is).
@@ -208,10 +214,12 @@ impl RoomInfo {
     }
 
     /// The room publishes its state and head counts (after every command and tick).
-    pub fn publish(&self, state: RoomState, seated: usize, spectators: usize) {
+    pub fn publish(&self, state: RoomState, seated: usize, connected: usize, spectators: usize) {
         self.state.store(state.index(), Relaxed);
         self.seated
             .store(seated.min(u8::MAX as usize) as u8, Relaxed);
+        self.connected
+            .store(connected.min(u8::MAX as usize) as u8, Relaxed);
         self.spectators
             .store(spectators.min(u8::MAX as usize) as u8, Relaxed);
     }

@@ -1,15 +1,16 @@
 //! One client must not stall or sink the server, nor take what every other player needs.
 //! Each file is one kind of attack, run beside a victim who must still be served: `floods`
 //! (frames of every kind, a client that never reads), `replays` (downloads without end),
-//! `shares` (the pools every player needs: sockets waiting to say `hello`, rooms, the
-//! request budget). These tests run one at a time (the
-//! `ONE` lock), and in their own test binary, so nothing else shares the machine's two cores
-//! with them.
+//! `history` (the history routes asked without end), `shares` (the pools every player
+//! needs: sockets waiting to say `hello`, rooms, the request budget). These tests run one
+//! at a time (the `ONE` lock), and in their own test binary, so nothing else shares the
+//! machine's two cores with them.
 
 #[path = "../server/mod.rs"]
 mod server;
 
 mod floods;
+mod history;
 mod replays;
 mod shares;
 

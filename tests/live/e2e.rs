@@ -128,6 +128,12 @@ async fn play_solo_moves_with_the_keyboard_and_wins() {
     b.wait_screen("results", 60).await;
     let verdict = b.text("#verdict").await;
     assert_eq!(verdict, "Round won", "the results say won");
+    // An input that crossed the round's end is no error to show over the results.
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let notice = b
+        .eval("(() => { const n = document.getElementById('notice'); return n.hidden || n.dataset.kind !== 'error' ? '' : n.textContent; })()")
+        .await;
+    assert_eq!(notice, "", "an error over the results");
     b.screenshot("results").await;
     let final_score = b.text("#final-score").await;
 
@@ -470,6 +476,26 @@ async fn the_station_your_cook_faces_is_highlighted_and_a_denied_press_says_why(
     b.wait_until(&format!("{highlight} === '4,5'"), 15).await;
     assert_eq!(b.eval("window.__uc.highlight.k").await, "stove");
     b.screenshot("game-highlight").await;
+    // Your name is drawn over the highlight, not under it (it sits on the tile you face
+    // when that is the station above you): a few frames' canvas calls, the text drawn
+    // first after each highlight outline is the name.
+    b.eval(
+        "(() => { const P = CanvasRenderingContext2D.prototype; const sr = P.strokeRect, ft = P.fillText; const log = (window.__calls = []);
+           P.strokeRect = function (...a) { log.push('rect:' + this.strokeStyle); return sr.apply(this, a); };
+           P.fillText = function (t, ...a) { log.push('text:' + t); return ft.call(this, t, ...a); };
+           setTimeout(() => { P.strokeRect = sr; P.fillText = ft; window.__callsDone = true; }, 300); return 1; })()",
+    )
+    .await;
+    b.wait_until("window.__callsDone", 5).await;
+    let after = b
+        .eval("(() => { const l = window.__calls; const out = []; l.forEach((c, i) => { if (c !== 'rect:#ffe066') return; const t = l.slice(i + 1).find((x) => x.startsWith('text:')); if (t) out.push(t); }); return out; })()")
+        .await;
+    let after = after.as_array().cloned().unwrap_or_default();
+    assert!(!after.is_empty(), "no highlight drawn in 300 ms");
+    assert!(
+        after.iter().all(|t| t == "text:Ann"),
+        "drawn after the highlight: {after:?}"
+    );
 
     // Facing the floor, a press is denied: its reason is drawn by the cook and said in the
     // live region.

@@ -30,6 +30,9 @@ async fn a_broken_level_file_is_named_and_the_good_levels_are_served() {
         .map(|l| l["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["01_quick_soup", "02_slow_soup"]);
+    // (levels nobody measured alone say nothing of needing a team)
+    assert_eq!(v["levels"][0]["needs_team"], serde_json::Value::Null);
+    assert_eq!(v["levels"][0]["alone"], serde_json::Value::Null);
     assert_eq!(v["broken"][0]["file"], "03_typo.toml");
     let errors: Vec<&str> = v["broken"][0]["errors"]
         .as_array()
@@ -131,6 +134,17 @@ async fn the_level_list_gives_weights_hazards_and_star_times() {
         .cloned()
         .unwrap();
     assert_eq!(salad["weight"], 2, "{two}");
+    // One good player alone wins level 1 and none of level 2 (`levels::alone`): the
+    // picker's "needs a team or bots" comes from here
+    let one = by_id("01_first_kitchen");
+    assert_eq!(one["needs_team"], false, "{one}");
+    assert_eq!(
+        one["alone"],
+        serde_json::json!({"won": 20, "of": 20}),
+        "{one}"
+    );
+    assert_eq!(two["needs_team"], true, "{two}");
+    assert_eq!(two["alone"]["won"], 0, "{two}");
     let fire = by_id("04_kitchen_fire");
     assert!(
         fire["hazards"]

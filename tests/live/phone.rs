@@ -1,6 +1,7 @@
 //! A phone (issue 34's polish): at 390×844 with touch, level 1 is drawn whole, the stick and
 //! Act have a strip of their own under the kitchen (they cover no station, the serving
-//! window included), and the HUD keeps to one line.
+//! window included), the kitchen sits right under the orders, and the HUD keeps to one
+//! line with nothing cut off.
 
 use crate::browser;
 use crate::server;
@@ -64,6 +65,22 @@ async fn on_a_phone_the_kitchen_fits_above_the_controls_and_the_hud_keeps_to_a_l
     assert!(
         height < 2.2 * font + pad,
         "the HUD is {height} px tall at a {font} px font"
+    );
+    // Nothing in the HUD is cut off at the right: it needs no scrolling to be read whole.
+    let hud = b
+        .eval("(() => { const h = document.querySelector('.hud'); const w = h.querySelector('.who').getBoundingClientRect(); return [h.scrollWidth, h.clientWidth, w.right, innerWidth]; })()")
+        .await;
+    assert!(
+        hud[0].as_f64() <= hud[1].as_f64() && hud[2].as_f64() <= hud[3].as_f64(),
+        "the HUD overflows (scroll width, width, your seat's right edge, window): {hud}"
+    );
+    // The kitchen sits right under the orders strip: no tall empty band above it.
+    let band = b
+        .eval("window.__uc.kitchenBox.top - window.__uc.kitchenBox.ordersBottom")
+        .await;
+    assert!(
+        band.as_f64().unwrap_or(99.0) <= 8.0,
+        "{band} px of nothing between the orders and the kitchen"
     );
     b.screenshot("phone-level1").await;
     let errors = b.page_errors().await;

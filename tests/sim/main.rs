@@ -8,6 +8,7 @@ mod crafted;
 #[path = "../kitchen/mod.rs"]
 mod kitchen;
 
+mod alone;
 mod bots;
 mod determinism;
 mod fuzz_corpus;

@@ -5,14 +5,40 @@
 
 import { glyphOf } from './kitchen.js';
 
-/** Seat colours (Okabe–Ito: told apart with every common colour-vision deficiency), and a
- * shape per seat so cooks are told apart by more than colour. */
+/** A shape per seat, so cooks are told apart by more than colour. */
 export const SEATS = [
-  { color: '#E69F00', shape: 'circle' },
-  { color: '#56B4E9', shape: 'triangle' },
-  { color: '#009E73', shape: 'square' },
-  { color: '#CC79A7', shape: 'diamond' },
+  { shape: 'circle' },
+  { shape: 'triangle' },
+  { shape: 'square' },
+  { shape: 'diamond' },
 ];
+
+/** Each seat's colour as the server sends it (the `color` of the lobby's seats, or of a
+ * replay's header): the client keeps no palette of its own, so the two cannot drift. A seat
+ * not heard of yet is drawn grey. */
+const COLORS = new Map();
+export const NO_COLOR = '#8c8c8c';
+
+/** Takes the colours of `seats` (`{index|seat, color}` each: every seat, as the wire lists
+ * them), in place of the last ones. */
+export function seatColors(seats) {
+  COLORS.clear();
+  for (const s of seats || []) {
+    const seat = s.index ?? s.seat;
+    if (Number.isInteger(seat) && typeof s.color === 'string' && /^#[0-9a-f]{6}$/i.test(s.color)) COLORS.set(seat, s.color);
+  }
+}
+
+/** A seat's colour, from the wire. */
+export function seatColor(seat) {
+  return COLORS.get(seat) || NO_COLOR;
+}
+
+/** The floor's two tiles (a checkerboard), and the backing every pop-up is drawn on: the
+ * pop-up's colour is read against the backing, the backing against the floor
+ * (`web/test/effects.test.mjs` measures both contrast ratios). */
+export const FLOOR = ['#e6dbc9', '#efe6d8'];
+export const POP_BACKING = 'rgba(29,25,21,0.88)';
 
 const ING = {
   tomato: '#d7301f',
@@ -271,7 +297,7 @@ export function drawStationTop(ctx, st) {
   const { x, y } = st;
   const top = y + 0.04;
   if (st.k === 'sink' && st.p > 0) {
-    bar(ctx, x + 0.1, top, 0.8, st.p, '#56B4E9');
+    bar(ctx, x + 0.1, top, 0.8, st.p, '#4dabf7');
   } else if (st.p > 0 && st.p < 1 && st.k !== 'spawn_shelf') {
     bar(ctx, x + 0.1, top, 0.8, st.p, st.s === 'burning' ? '#e8590c' : '#2fbf71');
   }
@@ -305,7 +331,7 @@ const FACE = [[0, -1], [1, 0], [0, 1], [-1, 0]];
  * hand, what it carries, its name; a ghost while its player is away. */
 export function drawCook(ctx, cook, { me, now, reduced = false }) {
   const seat = cook.pi ?? 0;
-  const { color } = SEATS[seat % 4];
+  const color = seatColor(seat);
   const ghost = cook.s === 'disconnected';
   ctx.save();
   if (ghost) ctx.globalAlpha = 0.4;

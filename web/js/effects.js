@@ -71,10 +71,11 @@ export class Effects {
         }
         break;
       case 'burnt':
-        pop('burnt!', '#e8590c', at());
+        pop('burnt!', '#ff922b', at());
         break;
       case 'cooked':
-        pop('ready', '#2fbf71', at(), 800);
+        // Nothing floats: the pot's own "ready" badge says it, and a pop-up drifting up
+        // from the pot crossed that badge.
         break;
       case 'chopped':
         pop('chop!', '#fff', at(), 600);

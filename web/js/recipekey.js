@@ -56,7 +56,12 @@ export class RecipeKey {
     if (hud) {
       this.button = document.createElement('button');
       this.button.className = 'small recipes-button';
-      this.button.textContent = 'Recipes (R)';
+      // The key's letter only where there is a keyboard to press it (a phone has none).
+      this.button.append('Recipes');
+      const key = document.createElement('span');
+      key.className = 'key-hint';
+      key.textContent = ' (R)';
+      this.button.append(key);
       this.button.setAttribute('aria-expanded', 'false');
       this.button.setAttribute('aria-controls', 'recipe-key');
       this.button.addEventListener('click', () => (this.toggle(), this.button.blur()));

@@ -6,7 +6,7 @@
 // whatever merged view and cook positions it is given. Each draw's time is kept in
 // `window.__drawStats` (the client benchmark reads it); the camera in `window.__uc.camera`.
 
-import { drawBadge, drawCook, drawCookLabel, drawHazard, drawItem, drawRecipe, drawSeatMark, drawStation, drawStationTop, SEATS } from './art.js';
+import { drawBadge, drawCook, drawCookLabel, drawHazard, drawItem, drawRecipe, drawSeatMark, drawStation, drawStationTop, FLOOR, POP_BACKING, seatColor } from './art.js';
 import { recipe } from './recipes.js';
 
 const ORDERS_PX = 76;
@@ -78,7 +78,11 @@ export class Renderer {
       return Math.round(Math.max(start + room - size, Math.min(start, want)));
     };
     const ox = place(w, tile * L.width, this.cam.x, 0);
-    const oy = place(h - ordersPx, tile * L.height, this.cam.y, ordersPx);
+    // A phone held upright is much taller than its kitchen: the kitchen sits right under the
+    // orders (not centred, which left a tall empty band above it), the room to spare below.
+    const top = whole && box.width < 480;
+    const oy = top ? ordersPx : place(h - ordersPx, tile * L.height, this.cam.y, ordersPx);
+    window.__uc.kitchenBox = { top: oy / dpr, bottom: (oy + tile * L.height) / dpr, ordersBottom: ORDERS_PX };
     return { w, h, tile, ox, oy, dpr, whole };
   }
 
@@ -95,7 +99,7 @@ export class Renderer {
           g.fillStyle = '#5a4f44';
           g.fillRect(px, py, tile, Math.max(1, tile * 0.12));
         } else {
-          g.fillStyle = (x + y) % 2 ? '#efe6d8' : '#e6dbc9';
+          g.fillStyle = FLOOR[(x + y) % 2];
           g.fillRect(px, py, tile, tile);
         }
       }
@@ -192,18 +196,21 @@ export class Renderer {
     for (const st of stations) if (seen(st.x, st.y)) drawStation(ctx, st, now, reduced);
     for (const hz of view ? view.hz : []) if (seen(hz.x, hz.y)) drawHazard(ctx, hz, now, reduced);
     const label = Math.max(0.26, (LABEL_PX * dpr) / tile);
+    let placed = [];
     if (view) {
       const order = [...view.p].sort((a, b) => (a.i === me) - (b.i === me));
-      const placed = order.map((p) => {
+      placed = order.map((p) => {
         const at = cooks.get(p.i) || p;
         return { ...p, x: at.x, y: at.y, f: at.f ?? p.f };
       });
       for (const c of placed) if (seen(c.x, c.y)) drawCook(ctx, c, { me: c.i === me, now, reduced });
-      for (const c of placed) if (seen(c.x, c.y)) drawCookLabel(ctx, c, nameOf(c), label);
     }
+    // The highlight under the names: your cook's name, above it, sits on the tile it faces
+    // when that is the station above, and the outline clipped it.
+    if (highlight) this.drawHighlight(ctx, highlight, effects && effects.mark, now);
+    for (const c of placed) if (seen(c.x, c.y)) drawCookLabel(ctx, c, nameOf(c), label);
     // Bars and badges above the cooks and their names: never covered.
     for (const st of stations) if (seen(st.x, st.y)) drawStationTop(ctx, st);
-    if (highlight) this.drawHighlight(ctx, highlight, effects && effects.mark, now);
     if (effects) this.drawEffects(ctx, effects, now, label, reduced);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     // The minimap's left edge: the rush banner keeps to the left of it.
@@ -271,13 +278,19 @@ export class Renderer {
         ctx.globalAlpha = 1;
         continue;
       }
+      // A pop-up on a dark backing of its own, so its colour is read against that and not
+      // against whatever floor or station it crosses (pale blue on the cream floor was not).
       ctx.globalAlpha = Math.max(0, 1 - age);
       const size = label * 1.25;
       ctx.font = `bold ${size}px sans-serif`;
-      ctx.lineWidth = size * 0.22;
-      ctx.strokeStyle = 'rgba(0,0,0,0.85)';
       const y = reduced ? f.y : f.y - age * 0.6;
-      ctx.strokeText(f.text, f.x, y);
+      const tw = ctx.measureText(f.text).width + size * 0.6;
+      const th = size * 1.3;
+      ctx.beginPath();
+      if (ctx.roundRect) ctx.roundRect(f.x - tw / 2, y - th * 0.78, tw, th, th / 2);
+      else ctx.rect(f.x - tw / 2, y - th * 0.78, tw, th);
+      ctx.fillStyle = POP_BACKING;
+      ctx.fill();
       ctx.fillStyle = f.color;
       ctx.fillText(f.text, f.x, y);
       ctx.globalAlpha = 1;
@@ -338,7 +351,7 @@ export class Renderer {
       const seat = p.pi ?? 0;
       ctx.beginPath();
       ctx.arc(at.x, at.y, r * (p.i === me ? 1.35 : 1), 0, Math.PI * 2);
-      ctx.fillStyle = SEATS[seat % 4].color;
+      ctx.fillStyle = seatColor(seat);
       ctx.fill();
       ctx.lineWidth = (p.i === me ? 2.2 : 1.2) * dpr / s;
       ctx.strokeStyle = p.i === me ? '#fff' : '#111';
@@ -469,9 +482,5 @@ function centre(cooks, me) {
   return { x: x / cooks.size, y: y / cooks.size };
 }
 
-/** A seat's colour (for the DOM: lobby, results). */
-export function seatColor(seat) {
-  return SEATS[seat % 4].color;
-}
 
 export { drawItem };

@@ -1,7 +1,7 @@
 // A few DOM helpers for the screens: build elements, say things, format numbers, keep the
 // keyboard focus where the person was.
 
-import { SEATS } from './art.js';
+import { SEATS, seatColor } from './art.js';
 
 /** `h('button', {onclick}, 'Start')`: an element with attributes (or handlers) and children. */
 export function h(tag, attrs = {}, ...children) {
@@ -93,7 +93,8 @@ const SHAPES = {
 
 /** A seat's swatch: its colour and its shape (the shape its cook wears in the kitchen). */
 export function swatch(seat) {
-  const { color, shape } = SEATS[seat % SEATS.length];
+  const { shape } = SEATS[seat % SEATS.length];
+  const color = seatColor(seat);
   const el = h('span', { class: 'swatch', 'data-shape': shape, title: `seat ${seat + 1}, ${shape}` });
   el.innerHTML = `<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><g fill="${color}" stroke="#222" stroke-width="1.2">${SHAPES[shape] || SHAPES.circle}</g></svg>`;
   return el;

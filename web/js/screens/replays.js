@@ -2,6 +2,7 @@
 // round's recorded frames through the live renderer: play, pause, seek, 0.25x to 8x.
 
 import { api } from '../api.js';
+import { seatColors } from '../art.js';
 import { Effects } from '../effects.js';
 import { applyFrame } from '../merge.js';
 import { Renderer } from '../render.js';
@@ -87,6 +88,7 @@ export class Viewer {
     this.effects = new Effects();
     this.shownUpTo = -1;
     this.names = new Map(meta.seats.map((s) => [s.seat, s.name]));
+    seatColors(meta.seats);
     const canvas = h('canvas', { id: 'kitchen', 'aria-label': 'The kitchen' });
     this.seek = h('input', { id: 'seek', type: 'range', min: 0, max: this.endTick, step: 1, value: 0, 'aria-label': 'Seek',
       oninput: (e) => this.jump(Number(e.target.value)) });

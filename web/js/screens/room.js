@@ -3,6 +3,7 @@
 // round to be on, then says hello as a spectator.
 
 import { api, me } from '../api.js';
+import { seatColors } from '../art.js';
 import { EMOTES } from '../effects.js';
 import { Game } from '../game.js';
 import { Connection } from '../net.js';
@@ -97,6 +98,7 @@ export class RoomSession {
   message(m) {
     switch (m.type) {
       case 'welcome':
+        seatColors(m.seats);
         this.seat = m.you.seat;
         this.host = m.you.host;
         me.token = m.you.token;
@@ -106,6 +108,7 @@ export class RoomSession {
         break;
       case 'lobby': {
         const was = this.state;
+        seatColors(m.seats);
         this.lobby = m;
         this.state = m.state;
         this.host = m.host_seat !== null && m.host_seat === this.seat;
@@ -164,10 +167,14 @@ export class RoomSession {
         else this.lobbyEvents(rest);
         break;
       }
-      case 'err':
+      case 'err': {
         if (this.game) this.game.refused(m);
-        if (m.code !== 'rate_limited' && !(m.code === 'bad_field' && m.seq !== null)) say(m.msg, 'error');
+        // An input that crossed the round's end on the wire is refused as `wrong_state`:
+        // nothing the player did wrong, and no red line over their results.
+        const late = m.code === 'wrong_state' && this.state !== 'playing' && /^input /.test(m.msg || '');
+        if (m.code !== 'rate_limited' && !(m.code === 'bad_field' && m.seq !== null) && !late) say(m.msg, 'error');
         break;
+      }
       default:
         break;
     }
@@ -192,7 +199,7 @@ export class RoomSession {
       const canvas = h('canvas', { id: 'kitchen', 'aria-label': 'The kitchen' });
       const hud = h('div', { class: 'hud' },
         h('span', { id: 'score' }, ''), h('span', { id: 'clock' }, ''), h('span', { id: 'ping' }, ''),
-        h('span', { class: 'who' }, this.seat === null ? 'Watching' : `You are seat ${this.seat + 1}`));
+        h('span', { class: 'who' }, this.seat === null ? 'Watching' : [h('span', { class: 'wide-only' }, 'You are '), `seat ${this.seat + 1}`]));
       const emotes = this.seat === null ? null : h('div', { class: 'emotes' },
         Object.entries(EMOTES).map(([id, text]) => h('button', { class: 'small', onclick: () => this.conn.send({ type: 'emote', id }) }, text)));
       const title = this.levelInfo(level)?.name || level;
@@ -291,8 +298,11 @@ export class RoomSession {
     const bySeat = new Map(l.seats.map((s) => [s.index, s]));
     // Every other seat a bot (Play solo): nobody can join, so no link, no ready flags.
     const alone = this.seat !== null && l.seats.length >= this.maxPlayers && l.seats.every((s) => s.index === this.seat || s.bot);
-    // The host by themself in a room others can join (Quick play or Create room, nobody yet).
-    const waiting = this.host && l.seats.length === 1 && this.maxPlayers > 1;
+    // The host by themself in a room others can join (Quick play or Create room, nobody yet,
+    // or everyone else gone away: the crown passed to whoever is here, with the bot offer).
+    const others = l.seats.filter((s) => s.index !== this.seat);
+    const gone = others.filter((s) => !s.bot && !s.connected);
+    const waiting = this.host && this.maxPlayers > 1 && others.length === gone.length && l.seats.length < this.maxPlayers;
     const why = this.seat === null ? '' : startWhy(l, this.host);
     const seats = [];
     for (let i = 0; i < this.maxPlayers; i++) {
@@ -317,7 +327,7 @@ export class RoomSession {
       (this.levels || []).map((lv) => {
         const best = this.bestStars(lv.id);
         return h('option', { value: lv.id, disabled: lv.unlocked === false, selected: lv.id === l.level },
-          `${lv.order}. ${lv.name}${lv.unlocked === false ? ' (locked)' : ''}${best ? ` \u2014 best ${stars(best)}` : ''}`);
+          `${lv.order}. ${lv.name}${lv.unlocked === false ? ' (locked)' : ''}${lv.needs_team ? ' \u2014 needs a team or bots' : ''}${best ? ` \u2014 best ${stars(best)}` : ''}`);
       }));
     if (l.level && !(this.levels || []).some((lv) => lv.id === l.level)) picker.append(h('option', { value: l.level, selected: true }, l.level));
     const me_ = this.seat === null ? null : bySeat.get(this.seat);
@@ -330,7 +340,9 @@ export class RoomSession {
           h('div', { class: 'row' }, h('input', { id: 'link', readonly: true, value: link }),
             h('button', { class: 'small', id: 'copy-link', onclick: () => copy(link) }, 'Copy'))),
         waiting ? h('div', { class: 'waiting', id: 'waiting' },
-          h('p', {}, 'You are the only cook here. Waiting for others: anyone with the link can join, and Quick play sends new players to this room. Or cook now with bots.'),
+          h('p', {}, gone.length
+            ? `The other ${gone.length === 1 ? 'cook has' : 'cooks have'} gone away: the room is yours. Start when you like (nobody gone is waited for), wait for others with the link, or cook now with bots.`
+            : 'You are the only cook here. Waiting for others: anyone with the link can join, and Quick play sends new players to this room. Or cook now with bots.'),
           h('button', { id: 'add-bots', onclick: () => this.addBots(empty) }, empty.length === 1 ? 'Add a bot' : `Add bots (${empty.length})`)) : null,
         h('ul', { class: 'seats', 'aria-label': 'Seats' }, seats),
         l.spectators.length ? h('p', { class: 'spectators' }, `Watching: ${l.spectators.map((s) => s.name).join(', ')}`) : null,
@@ -372,6 +384,9 @@ export class RoomSession {
     const best = this.bestStars(lv.id);
     return h('section', { class: 'panel briefing', id: 'briefing', 'aria-labelledby': 'briefing-title' },
       h('h2', { id: 'briefing-title' }, `Level ${lv.order}: ${lv.name}`),
+      // Measured, not guessed (`/api/levels`' `alone`): a level one good player never wins alone.
+      lv.needs_team ? h('p', { class: 'team-note', id: 'needs-team' },
+        `Needs a team or bots: a good player alone won ${lv.alone.won} of ${lv.alone.of} test rounds here. Cook with friends, or add bots.`) : null,
       h('dl', { class: 'facts' },
         h('dt', {}, 'Time'), h('dd', { id: 'brief-time' }, clock(limit)),
         h('dt', {}, 'Target'), h('dd', { id: 'brief-target' }, `${lv.target} points`),
