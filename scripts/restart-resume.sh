@@ -15,7 +15,7 @@ bin=${2:-$root/target/release/undercooked}
 [ -x "$bin" ] || { echo "$0: no binary at $bin (cargo build --release)" >&2; exit 1; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 data=$(mktemp -d "${TMPDIR:-/tmp}/restart-resume.XXXXXX")
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$data"' EXIT
 # Every client is 127.0.0.1: the per-address shares are lifted, as the side-by-side does.
 export UNDERCOOKED_MAX_CONNECTIONS_PER_IP=1000000 UNDERCOOKED_MAX_PENDING_SOCKETS=1000000 \
   UNDERCOOKED_MAX_PENDING_SOCKETS_PER_IP=1000000 UNDERCOOKED_REQUESTS_PER_S=1000000 \
