@@ -133,3 +133,22 @@ pub fn play_team<W: std::io::Write>(
         ticks: summary.ticks,
     })
 }
+
+/// How many rounds of `levels::alone::SEEDS` the scripted person wins alone on this level
+/// (what `levels::alone::MEASURED` records; about 20 ms a round in an optimised build).
+pub fn won_alone(source: &LevelSource, tick_hz: u32) -> u32 {
+    crate::levels::alone::SEEDS
+        .filter(|&seed| {
+            let round = play_team(
+                source,
+                seed,
+                Some(Human::Scripted),
+                0,
+                tick_hz,
+                std::io::sink(),
+                |_, _| {},
+            );
+            round.is_ok_and(|r| r.result == RoundResult::Won)
+        })
+        .count() as u32
+}

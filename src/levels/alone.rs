@@ -7,13 +7,11 @@
 //! Two hundred rounds are too many to play at every start, so the measured counts are kept
 //! here with the XXH3-64 of the level file they were measured on. A level file that is not in
 //! the table, or whose text changed, is *not measured* (`None`): the picker then says
-//! nothing rather than something stale. `tests/sim/alone.rs` plays the rounds again and
-//! fails when a shipped level's entry is missing or wrong, printing the line to put here.
+//! nothing rather than something stale. `tests/sim/alone.rs` plays the rounds again
+//! (`simulate::won_alone`) and fails when a shipped level's entry is missing or wrong,
+//! printing the line to put here.
 
 use super::LevelSource;
-use crate::bots::human::Human;
-use crate::sim::RoundResult;
-use crate::simulate::play_team;
 
 /// The seeds the alone rounds are played on (the same as `scripts/craft.sh`'s tables).
 pub const SEEDS: std::ops::RangeInclusive<u64> = 11..=30;
@@ -93,23 +91,4 @@ pub fn measured(source: &LevelSource) -> Option<u32> {
         .iter()
         .find(|a| a.id == source.level.id && a.text_xxh3 == hash)
         .map(|a| a.won)
-}
-
-/// Plays the rounds of `SEEDS` with the scripted person alone and counts the wins (what
-/// `MEASURED` records; about 20 ms a round in an optimised build).
-pub fn measure(source: &LevelSource, tick_hz: u32) -> u32 {
-    SEEDS
-        .filter(|&seed| {
-            let round = play_team(
-                source,
-                seed,
-                Some(Human::Scripted),
-                0,
-                tick_hz,
-                std::io::sink(),
-                |_, _| {},
-            );
-            round.is_ok_and(|r| r.result == RoundResult::Won)
-        })
-        .count() as u32
 }
