@@ -169,9 +169,11 @@ export class RoomSession {
       }
       case 'err': {
         if (this.game) this.game.refused(m);
-        // An input that crossed the round's end on the wire is refused as `wrong_state`:
-        // nothing the player did wrong, and no red line over their results.
-        const late = m.code === 'wrong_state' && this.state !== 'playing' && /^input /.test(m.msg || '');
+        // An input that crossed the round's end on the wire is refused as `wrong_state`
+        // (so is a key pressed in the countdown): nothing the player did wrong, and no red
+        // line over their results. The refusal can come before the `round` frame, which
+        // follows the end by about a second, so the screen's state does not tell.
+        const late = m.code === 'wrong_state' && /^input /.test(m.msg || '');
         if (m.code !== 'rate_limited' && !(m.code === 'bad_field' && m.seq !== null) && !late) say(m.msg, 'error');
         break;
       }
