@@ -259,15 +259,17 @@ export class Renderer {
     for (const f of effects.live(now)) {
       const age = (now - f.born) / f.life;
       if (f.kind === 'bubble') {
+        // The bubble is as wide as its words ("Let me through!" ran out of a fixed one).
+        ctx.font = 'bold 0.26px sans-serif';
+        const rx = Math.max(0.5, ctx.measureText(f.text).width / 2 + 0.18);
         ctx.fillStyle = 'rgba(255,255,255,0.95)';
         ctx.strokeStyle = '#333';
         ctx.lineWidth = 0.03;
         ctx.beginPath();
-        ctx.ellipse(f.x, f.y - 0.35, 0.5, 0.25, 0, 0, Math.PI * 2);
+        ctx.ellipse(f.x, f.y - 0.35, rx, 0.25, 0, 0, Math.PI * 2);
         ctx.fill();
         ctx.stroke();
         ctx.fillStyle = '#222';
-        ctx.font = 'bold 0.26px sans-serif';
         ctx.fillText(f.text, f.x, f.y - 0.26);
         continue;
       }
