@@ -64,6 +64,35 @@ pub(super) struct Play {
 }
 
 impl Play {
+    /// A round playing from `round`'s first tick (or, resumed, from where its log ends),
+    /// with nothing gathered yet.
+    pub fn new(
+        round: Round<ReplayFile>,
+        path: PathBuf,
+        bots: Option<BotTeam>,
+        seated: usize,
+        meta: Arc<RoundMeta>,
+        stream: Option<super::stream::Streaming>,
+    ) -> Play {
+        Play {
+            round,
+            path,
+            bots,
+            queue: Vec::new(),
+            spectators: PassEncoder::new(),
+            passes: 0,
+            last_flush: Instant::now(),
+            seated,
+            events_dropped_seen: 0,
+            meta,
+            pending: Arc::new(AtomicUsize::new(0)),
+            history: Vec::new(),
+            work: [0; crate::sim::SEATS],
+            waiting: None,
+            stream,
+        }
+    }
+
     /// Hands the gathered event rows to the write chain as one batch (without waiting;
     /// dropped past 20 pending, as every batch).
     pub fn hand_over_history(&mut self, shared: &Shared, tick: u32) {

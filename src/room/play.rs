@@ -11,7 +11,6 @@
 
 use super::phase::{Phase, Play};
 use super::{Room, SendCounters};
-use crate::bots::BotTeam;
 use crate::log::{Accepted, Header, SeatEntry};
 use crate::net::Frame;
 use crate::round::Round;
@@ -22,7 +21,7 @@ use crate::store::rows::{RoundMeta, event_rows};
 use crate::wire::messages::{InputMsg, Refusal, ServerMsg, code, quantize_move};
 use crate::wire::{PassEncoder, SnapFrame};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 /// Inputs one seat may have waiting for a tick before its oldest is dropped.
@@ -105,32 +104,9 @@ impl Room {
         if let Some(chain) = shared.chain() {
             chain.must(Must::Begin(meta.clone()));
         }
-        let bot_seats = self.seats.bots();
-        // The seats people play: the bots leave them room (docs/GAME.md).
-        let people: Vec<u8> = (0..crate::sim::SEATS as u8)
-            .filter(|s| self.seats.get(*s).is_some_and(|seat| !seat.bot))
-            .collect();
-        let bots = (!bot_seats.is_empty()).then(|| {
-            let fold = round.fold();
-            BotTeam::new(&fold.rules.level, fold.header.tick_hz, &bot_seats).with_people(&people)
-        });
-        self.phase = Phase::Playing(Box::new(Play {
-            round,
-            path,
-            bots,
-            queue: Vec::new(),
-            spectators: PassEncoder::new(),
-            passes: 0,
-            last_flush: Instant::now(),
-            seated,
-            events_dropped_seen: 0,
-            meta,
-            pending: Arc::new(AtomicUsize::new(0)),
-            history: Vec::new(),
-            work: [0; crate::sim::SEATS],
-            waiting: None,
-            stream: streams.then(|| super::stream::Streaming::new(&round_key, &self.code)),
-        }));
+        let bots = self.seats.team(&source.level, round.fold().header.tick_hz);
+        let stream = streams.then(|| super::stream::Streaming::new(&round_key, &self.code));
+        self.phase = Phase::Playing(Box::new(Play::new(round, path, bots, seated, meta, stream)));
         self.fan_out(first);
     }
 

@@ -12,7 +12,6 @@
 use super::phase::{Phase, Play, Waiting};
 use super::seats::{Seat, Seats};
 use super::{Room, SendCounters};
-use crate::bots::BotTeam;
 use crate::log::{Accepted, PALETTE};
 use crate::net::Frame;
 use crate::resume::{Plan, Refused};
@@ -23,11 +22,9 @@ use crate::store::chain::Must;
 use crate::store::replay_file::ReplayFile;
 use crate::store::rows::event_rows;
 use crate::store::rows::{EventRow, RoundMeta};
-use crate::wire::PassEncoder;
 use crate::wire::messages::{PROTOCOL_VERSION, ServerMsg};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 /// What the re-run of a file gave the room besides the round: its history's rows and each
@@ -109,36 +106,19 @@ pub fn reopen(
         &level,
         &path.display().to_string(),
     ));
-    let bot_seats = seats.bots();
-    let people: Vec<u8> = (0..crate::sim::SEATS as u8)
-        .filter(|s| seats.get(*s).is_some_and(|seat| !seat.bot))
-        .collect();
-    let bots = (!bot_seats.is_empty())
-        .then(|| BotTeam::new(&level, header.tick_hz, &bot_seats).with_people(&people));
+    let bots = seats.team(&level, header.tick_hz);
     let tick = round.fold().state.tick;
     let wait = Duration::from_secs(shared.config.resume_wait_s);
-    let mut play = Play {
-        round,
-        path,
-        bots,
-        queue: Vec::new(),
-        spectators: PassEncoder::new(),
-        passes: 0,
-        last_flush: Instant::now(),
-        seated: header.seats.len(),
-        events_dropped_seen: 0,
-        meta: meta.clone(),
-        pending: Arc::new(AtomicUsize::new(0)),
-        history: rebuilt.history,
-        work: rebuilt.work,
-        waiting: Some(Waiting {
-            until: Instant::now() + wait,
-            seats: waiting_for.clone(),
-            tick,
-            away_s: now_s.saturating_sub(stopped_unix_s),
-        }),
-        stream: streams.then(|| super::stream::Streaming::new(&round_key, &code)),
-    };
+    let stream = streams.then(|| super::stream::Streaming::new(&round_key, &code));
+    let mut play = Play::new(round, path, bots, header.seats.len(), meta.clone(), stream);
+    play.history = rebuilt.history;
+    play.work = rebuilt.work;
+    play.waiting = Some(Waiting {
+        until: Instant::now() + wait,
+        seats: waiting_for.clone(),
+        tick,
+        away_s: now_s.saturating_sub(stopped_unix_s),
+    });
     // Nobody is connected now: the people who were say so in the log, as a drop would.
     for &seat in &waiting_for {
         play.record(Accepted::Disconnected(seat));

@@ -134,6 +134,17 @@ impl Seats {
             .collect()
     }
 
+    /// The bot team of a round on `level` in these seats, when it has bots: they leave the
+    /// seats people play room (docs/GAME.md).
+    pub fn team(&self, level: &crate::sim::Level, tick_hz: u32) -> Option<crate::bots::BotTeam> {
+        let bots = self.bots();
+        let people: Vec<u8> = (0..self.list.len() as u8)
+            .filter(|&i| self.get(i).is_some_and(|s| !s.bot))
+            .collect();
+        (!bots.is_empty())
+            .then(|| crate::bots::BotTeam::new(level, tick_hz, &bots).with_people(&people))
+    }
+
     pub fn of_conn(&self, conn: u64) -> Option<u8> {
         self.list
             .iter()
