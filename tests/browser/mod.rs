@@ -129,6 +129,16 @@ impl Browser {
             .expect("navigate");
     }
 
+    /// Waits (up to `secs`) until the page's notice bar shows a line with `text` in it;
+    /// the whole line.
+    pub async fn notice_with(&self, text: &str, secs: u64) -> String {
+        let js = format!(
+            "(() => {{ const n = document.getElementById('notice'); return n && !n.hidden && n.textContent.includes({text:?}) ? n.textContent : false; }})()"
+        );
+        let v = self.wait_until(&js, secs).await;
+        v.as_str().unwrap_or_default().to_string()
+    }
+
     /// Waits (up to `secs`) until `js` (an expression) is truthy; panics naming it otherwise.
     pub async fn wait_until(&self, js: &str, secs: u64) -> Value {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);

@@ -14,18 +14,6 @@ use std::time::Duration;
 
 const LEVEL: &str = "01_quick_soup";
 
-/// The page's notice, once it says `text` (within `secs`).
-async fn notice(page: &Browser, text: &str, secs: u64) -> String {
-    let js = format!(
-        "(() => {{ const n = document.getElementById('notice'); return n && !n.hidden && n.textContent.includes({text:?}) ? n.textContent : false; }})()"
-    );
-    page.wait_until(&js, secs)
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_page_follows_its_round_to_the_node_that_adopts_it() {
     if !browser::available() || !postgres::available() {
@@ -105,14 +93,14 @@ async fn the_page_follows_its_round_to_the_node_that_adopts_it() {
         })
     };
 
-    let moved = notice(&bob, "The kitchen moved", 30).await;
+    let moved = bob.notice_with("The kitchen moved", 30).await;
     bob.screenshot("adopt-moved").await;
     assert_eq!(
         bob.screen().await,
         "game",
         "the page stays on the game: {moved}"
     );
-    let back = notice(&bob, "Back in the kitchen", 30).await;
+    let back = bob.notice_with("Back in the kitchen", 30).await;
     eprintln!("Bob's page said: {moved} / {back}");
     let clock = "document.getElementById('clock') && document.getElementById('clock').textContent";
     let before = bob.eval(clock).await;

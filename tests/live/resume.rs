@@ -171,6 +171,19 @@ async fn rows(data: &Path, code: &str) -> Vec<(String, Option<String>)> {
         .unwrap()
 }
 
+/// Stops the server and checks what the round left: its file resumed once, one row in
+/// `rounds` with the round's real result; then removes the data dir.
+async fn recorded_once(mut child: Child, data: &Path, code: &str, round: &serde_json::Value) {
+    let _ = child.kill();
+    let _ = child.wait();
+    let (_, resumed) = the_file(data);
+    assert_eq!(resumed.len(), 1);
+    let rows = rows(data, code).await;
+    assert_eq!(rows.len(), 1, "one row in rounds: {rows:?}");
+    assert_eq!(rows[0].1.as_deref(), round["result"].as_str());
+    let _ = std::fs::remove_dir_all(data);
+}
+
 fn data_dir(name: &str) -> PathBuf {
     let data = std::env::temp_dir().join(format!("undercooked-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
@@ -192,7 +205,7 @@ async fn kill_9_at_20_s_and_a_restart_resume_the_round_with_both_players() {
     .await;
 
     let restarted = Instant::now();
-    let mut child = serve(addr.port(), &data, &[]);
+    let child = serve(addr.port(), &data, &[]);
     server::wait_up(addr).await;
     let up = restarted.elapsed();
     let (rounds, notices, back) = come_back(addr, &code, &tokens).await;
@@ -214,14 +227,7 @@ async fn kill_9_at_20_s_and_a_restart_resume_the_round_with_both_players() {
         up.as_millis(),
         back.as_millis()
     );
-    let _ = child.kill();
-    let _ = child.wait();
-    let (_, resumed) = the_file(&data);
-    assert_eq!(resumed.len(), 1);
-    let rows = rows(&data, &code).await;
-    assert_eq!(rows.len(), 1, "one row in rounds: {rows:?}");
-    assert_eq!(rows[0].1.as_deref(), rounds[0]["result"].as_str());
-    let _ = std::fs::remove_dir_all(&data);
+    recorded_once(child, &data, &code, &rounds[0]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -254,7 +260,7 @@ async fn a_sigterm_handoff_exits_at_once_and_the_restart_loses_no_tick() {
         );
     }
 
-    let mut child = serve(addr.port(), &data, &handoff);
+    let child = serve(addr.port(), &data, &handoff);
     server::wait_up(addr).await;
     let (rounds, notices, _) = come_back(addr, &code, &tokens).await;
     let resumed_at = notices[0]["tick"].as_u64().unwrap() as u32;
@@ -270,14 +276,7 @@ async fn a_sigterm_handoff_exits_at_once_and_the_restart_loses_no_tick() {
     for r in &rounds {
         assert!(r["result"] == "won" || r["result"] == "lost", "{r}");
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    let (_, resumed) = the_file(&data);
-    assert_eq!(resumed.len(), 1);
-    let rows = rows(&data, &code).await;
-    assert_eq!(rows.len(), 1, "one row in rounds: {rows:?}");
-    assert_eq!(rows[0].1.as_deref(), rounds[0]["result"].as_str());
-    let _ = std::fs::remove_dir_all(&data);
+    recorded_once(child, &data, &code, &rounds[0]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -370,9 +369,7 @@ async fn the_page_follows_its_round_through_a_handoff_and_plays_on() {
     let pid = child.id().to_string();
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(child.wait().unwrap().success());
-    let moved = b
-        .wait_until("(() => { const n = document.getElementById('notice'); return !n.hidden && n.textContent.includes('The kitchen moved') ? n.textContent : false; })()", 10)
-        .await;
+    let moved = b.notice_with("The kitchen moved", 10).await;
     b.screenshot("resume-moved").await;
     assert_eq!(
         b.screen().await,
@@ -382,9 +379,7 @@ async fn the_page_follows_its_round_through_a_handoff_and_plays_on() {
 
     let mut child = serve(addr.port(), &data, &handoff);
     server::wait_up(addr).await;
-    let back = b
-        .wait_until("(() => { const n = document.getElementById('notice'); return !n.hidden && n.textContent.includes('Back in the kitchen') ? n.textContent : false; })()", 20)
-        .await;
+    let back = b.notice_with("Back in the kitchen", 20).await;
     eprintln!("the page said: {back}");
     // The round plays on: the clock moves again.
     let clock = "document.getElementById('clock') && document.getElementById('clock').textContent";
